@@ -1,0 +1,204 @@
+"""The store: SQLAlchemy models and engine set-up.
+
+The Alembic migrations under migrations/ are the schema's source of truth; these models mirror
+them (a test asserts ``alembic check`` finds no drift). Community editors write SQL against these
+table and column names, so they are part of kb's public interface.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+DEFAULT_DATABASE_URL = "sqlite:///kb.sqlite"
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Locale(Base):
+    """The eleven languages Magic is printed in; filled by the first migration."""
+
+    __tablename__ = "locales"
+
+    code: Mapped[str] = mapped_column(String(16), primary_key=True)
+    english_name: Mapped[str] = mapped_column(String(64))
+    native_name: Mapped[str] = mapped_column(String(64))
+
+
+class Source(Base):
+    """One imported file: where records came from."""
+
+    __tablename__ = "sources"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uri: Mapped[str] = mapped_column(Text)
+    format: Mapped[str] = mapped_column(String(32))
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    imported_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    stats: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+class Card(Base):
+    """One Oracle card, whatever its printings and languages."""
+
+    __tablename__ = "cards"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
+    oracle_id: Mapped[str | None] = mapped_column(String(36), unique=True)
+    mana_cost: Mapped[str | None] = mapped_column(Text)
+    type_line: Mapped[str | None] = mapped_column(Text)
+    oracle_text: Mapped[str | None] = mapped_column(Text)
+
+    names: Mapped[list[CardName]] = relationship(back_populates="card")
+
+
+class CardName(Base):
+    """A card's printed name in one locale (English included)."""
+
+    __tablename__ = "card_names"
+    __table_args__ = (Index("ix_card_names_name", "name"),)
+
+    card_id: Mapped[int] = mapped_column(
+        ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
+    )
+    locale: Mapped[str] = mapped_column(ForeignKey("locales.code"), primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    source_id: Mapped[int | None] = mapped_column(ForeignKey("sources.id"), index=True)
+
+    card: Mapped[Card] = relationship(back_populates="names")
+
+
+class Ruling(Base):
+    """One ruling text, shared by every card it applies to."""
+
+    __tablename__ = "rulings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    text_key: Mapped[str] = mapped_column(String(32), unique=True)
+    """Hash of the text with typography folded (kb.text.text_key)."""
+    skeleton_key: Mapped[str] = mapped_column(String(32), index=True)
+    """Hash of the folded text without mana symbols: finds damaged copies (kb.text.skeleton_key)."""
+    origin: Mapped[str | None] = mapped_column(String(16))
+    """Who wrote it, where a source says: wotc or scryfall."""
+
+
+class CardRuling(Base):
+    """A ruling as published for one card."""
+
+    __tablename__ = "card_rulings"
+
+    card_id: Mapped[int] = mapped_column(
+        ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
+    )
+    ruling_id: Mapped[int] = mapped_column(
+        ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    published_on: Mapped[dt.date | None] = mapped_column(Date)
+    position: Mapped[int] = mapped_column(Integer)
+    source_id: Mapped[int | None] = mapped_column(ForeignKey("sources.id"), index=True)
+
+
+class Mechanic(Base):
+    """A keyword or grouping term that cards and rulings are tagged with."""
+
+    __tablename__ = "mechanics"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    rule: Mapped[str | None] = mapped_column(String(16))
+    pattern: Mapped[str | None] = mapped_column(Text)
+    """Regular expression (case-insensitive) that tags rulings and Oracle texts."""
+
+
+class MechanicName(Base):
+    __tablename__ = "mechanic_names"
+
+    mechanic_id: Mapped[int] = mapped_column(
+        ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True
+    )
+    locale: Mapped[str] = mapped_column(ForeignKey("locales.code"), primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+
+
+class CardMechanic(Base):
+    __tablename__ = "card_mechanics"
+
+    card_id: Mapped[int] = mapped_column(
+        ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
+    )
+    mechanic_id: Mapped[int] = mapped_column(
+        ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+
+
+class RulingMechanic(Base):
+    __tablename__ = "ruling_mechanics"
+
+    ruling_id: Mapped[int] = mapped_column(
+        ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True
+    )
+    mechanic_id: Mapped[int] = mapped_column(
+        ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+
+
+class RulingTranslation(Base):
+    """A community translation of a ruling; unofficial, shown beside the English original."""
+
+    __tablename__ = "ruling_translations"
+
+    ruling_id: Mapped[int] = mapped_column(
+        ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True
+    )
+    locale: Mapped[str] = mapped_column(ForeignKey("locales.code"), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="draft")
+    """draft or reviewed."""
+
+
+def database_url(url: str | None = None) -> str:
+    return url or os.environ.get("KB_DATABASE_URL") or DEFAULT_DATABASE_URL
+
+
+def _enforce_sqlite_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
+    """An engine for ``url`` (or the default); SQLite gets foreign keys enforced."""
+    engine = create_engine(database_url(url), **kwargs)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _enforce_sqlite_foreign_keys)
+    return engine

@@ -1,0 +1,84 @@
+"""Plain records that parsers yield and the loader writes.
+
+Parsers know nothing of the database: they turn a source into these records, in source order.
+A record names its card by ``oracle_id`` and/or English name, or, for a seed page whose locale or
+card is not known yet, by a localized name that the loader resolves against the store.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CardRef:
+    """How a record names its card. At least one field is set."""
+
+    oracle_id: str | None = None
+    name: str | None = None
+    """English (canonical) name."""
+    localized_name: str | None = None
+    """A printed name in ``locale`` (or in any locale when ``locale`` is None)."""
+    locale: str | None = None
+
+
+@dataclass(frozen=True)
+class CardRecord:
+    name: str
+    oracle_id: str | None = None
+    mana_cost: str | None = None
+    type_line: str | None = None
+    oracle_text: str | None = None
+    keywords: tuple[str, ...] = ()
+    layout: str | None = None
+    """Scryfall/MTGJSON layout: normal, split, transform, modal_dfc, meld, flip, adventure, ..."""
+    faces: tuple[str, ...] = ()
+    """Face names in printed order for cards of several faces (``Fire``, ``Ice``)."""
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class CardNameRecord:
+    card: CardRef
+    locale: str
+    """A canonical locale code, or the source's own spelling when it is not one of the 11."""
+    name: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class RulingRecord:
+    card: CardRef
+    text: str
+    published_on: dt.date | None = None
+    position: int | None = None
+    origin: str | None = None
+    """Who wrote the ruling where the source says so: ``wotc`` or ``scryfall``."""
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class MechanicRecord:
+    slug: str
+    kind: str
+    rule: str | None = None
+    names: dict[str, str] = field(default_factory=dict)
+    """Localized names by canonical locale code, English included."""
+    pattern: str | None = None
+    """A regular expression that tags a ruling (and a card's Oracle text) with the mechanic."""
+    line: int | None = None
+
+
+Record = CardRecord | CardNameRecord | RulingRecord | MechanicRecord
+
+
+class ParseError(ValueError):
+    """Bad input: names the file, the line where known, and the reason."""
+
+    def __init__(self, path: str, reason: str, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.reason = reason
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {reason}")

@@ -1,0 +1,68 @@
+"""Ruling text identity: when two texts are the same ruling.
+
+Two copies of a ruling are the same entry when they differ only by typography: Unicode
+normalisation form, curly or straight quotes, dashes, spacing. A copy that lost its mana symbols
+(``{X}``, ``{T}``) when a page was scraped is a *damaged variant*: the same ruling, and the text
+with the symbols is the better one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_TYPOGRAPHY = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u2033": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+    }
+)
+_SPACE = re.compile(r"\s+")
+_SYMBOL = re.compile(r"\{[^{}]*\}")
+# A dropped symbol leaves its neighbours' spacing behind: "has  in" or "( )".
+_SPACE_BEFORE_PUNCTUATION = re.compile(r" (?=[.,;:)])")
+
+
+def normalize(text: str) -> str:
+    """The text with typography folded: what identifies a ruling."""
+    folded = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
+    return _SPACE.sub(" ", folded).strip()
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def text_key(text: str) -> str:
+    """Fixed-size key of the normalised text (unique per ruling)."""
+    return _digest(normalize(text))
+
+
+def has_symbols(text: str) -> bool:
+    return _SYMBOL.search(text) is not None
+
+
+def skeleton_key(text: str) -> str:
+    """Key of the normalised text without mana symbols: shared by a ruling and its damaged copies."""
+    stripped = _SPACE.sub(" ", _SYMBOL.sub("", normalize(text))).strip()
+    return _digest(_SPACE_BEFORE_PUNCTUATION.sub("", stripped))
+
+
+def better_text(kept: str, incoming: str) -> str:
+    """Of two copies of one ruling, the one to keep: the one that still has its symbols."""
+    if len(_SYMBOL.findall(incoming)) > len(_SYMBOL.findall(kept)):
+        return incoming
+    return kept
