@@ -76,8 +76,23 @@ class Card(Base):
     mana_cost: Mapped[str | None] = mapped_column(Text)
     type_line: Mapped[str | None] = mapped_column(Text)
     oracle_text: Mapped[str | None] = mapped_column(Text)
+    layout: Mapped[str | None] = mapped_column(String(32))
+    """normal, split, transform, modal_dfc, meld, flip, adventure, ..."""
 
     names: Mapped[list[CardName]] = relationship(back_populates="card")
+    faces: Mapped[list[CardFace]] = relationship(order_by="CardFace.position")
+
+
+class CardFace(Base):
+    """The faces of a card of several (split, double-faced, flip, adventure, meld)."""
+
+    __tablename__ = "card_faces"
+
+    card_id: Mapped[int] = mapped_column(
+        ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
 
 
 class CardName(Base):

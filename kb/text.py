@@ -56,7 +56,7 @@ def has_symbols(text: str) -> bool:
 
 
 def skeleton_key(text: str) -> str:
-    """Key of the normalised text without mana symbols: shared by a ruling and its damaged copies."""
+    """Key of the folded text without mana symbols: shared by a ruling and its damaged copies."""
     stripped = _SPACE.sub(" ", _SYMBOL.sub("", normalize(text))).strip()
     return _digest(_SPACE_BEFORE_PUNCTUATION.sub("", stripped))
 

@@ -1,0 +1,681 @@
+"""The one writer of imported records: upsert, dedupe, damaged variants, provenance, tagging.
+
+Records arrive as a stream from the parsers and are written in batches, each looked up with a
+handful of ``IN`` queries, so memory stays flat however large the source is. The caller owns the
+transaction: one per ``kb import`` run, rolled back whole on any error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any, TypeVar
+
+from sqlalchemy import Table, and_, func, insert, select, tuple_, update
+from sqlalchemy.engine import Connection
+
+from kb import db
+from kb.locales import canonical_locale
+from kb.records import (
+    CardNameRecord,
+    CardRecord,
+    CardRef,
+    MechanicRecord,
+    ParseError,
+    Record,
+    RulingRecord,
+)
+from kb.tagging import MechanicMatcher, slugify_mechanic
+from kb.text import better_text, has_symbols, normalize, skeleton_key, text_key
+
+BATCH_SIZE = 2000
+# Well under SQLite's and PostgreSQL's bound-parameter limits.
+IN_CHUNK = 900
+
+cards = db.Base.metadata.tables["cards"]
+card_names = db.Base.metadata.tables["card_names"]
+rulings = db.Base.metadata.tables["rulings"]
+card_rulings = db.Base.metadata.tables["card_rulings"]
+mechanics = db.Base.metadata.tables["mechanics"]
+mechanic_names = db.Base.metadata.tables["mechanic_names"]
+card_mechanics = db.Base.metadata.tables["card_mechanics"]
+card_faces = db.Base.metadata.tables["card_faces"]
+ruling_mechanics = db.Base.metadata.tables["ruling_mechanics"]
+sources = db.Base.metadata.tables["sources"]
+
+T = TypeVar("T")
+
+
+def chunks(items: Iterable[T], size: int = IN_CHUNK) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+@dataclass
+class Summary:
+    """What an import did, for the closing summary."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    other_locales: Counter[str] = field(default_factory=Counter)
+
+    CHANGES = (
+        "cards new",
+        "cards updated",
+        "names new",
+        "names changed",
+        "rulings new",
+        "rulings improved",
+        "links new",
+        "links dated",
+        "mechanics new",
+        "mechanics updated",
+        "card tags new",
+        "ruling tags new",
+    )
+
+    @property
+    def changed(self) -> bool:
+        return any(self.counts[key] for key in self.CHANGES)
+
+    def lines(self, verbose: bool = False) -> list[str]:
+        c = self.counts
+        lines = [
+            f"cards: {c['cards new']} new, {c['cards updated']} updated, "
+            f"{c['cards unchanged']} unchanged",
+            f"names: {c['names new']} new, {c['names changed']} changed, "
+            f"{c['names unchanged']} unchanged",
+            f"rulings: {c['rulings new']} new, {c['rulings reused']} reused, "
+            f"{c['rulings improved']} improved (damaged copies mended)",
+            f"links: {c['links new']} new, {c['links dated']} dated, "
+            f"{c['links unchanged']} unchanged",
+            f"mechanics: {c['mechanics new']} new, {c['mechanics updated']} updated",
+            f"tags: {c['card tags new']} new on cards, {c['ruling tags new']} new on rulings",
+        ]
+        if self.other_locales:
+            counted = ", ".join(f"{k} {v}" for k, v in sorted(self.other_locales.items()))
+            lines.append(f"names in languages outside the 11 (not stored): {counted}")
+        if self.warnings:
+            lines.append(f"warnings: {len(self.warnings)}" + ("" if verbose else " (--verbose)"))
+            if verbose:
+                lines.extend(f"  {warning}" for warning in self.warnings)
+        if not self.changed:
+            lines.append("nothing changed: the store already held all of it")
+        return lines
+
+
+@dataclass
+class _Mechanic:
+    id: int
+    slug: str
+    kind: str
+    rule: str | None
+    pattern: str | None
+
+
+class Loader:
+    """Writes records into the store on ``connection``; call ``finish`` once at the end."""
+
+    def __init__(self, connection: Connection, now: dt.datetime | None = None) -> None:
+        self.connection = connection
+        self.now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+        self.summary = Summary()
+        self.source_id: int | None = None
+        self.path = ""
+        self._mechanics = {
+            row.slug: _Mechanic(row.id, row.slug, row.kind, row.rule, row.pattern)
+            for row in connection.execute(select(mechanics))
+        }
+        self._touched_rulings: set[int] = set()
+        self._retag_everything = False
+
+    # Sources
+
+    def begin_source(self, uri: str, format: str, sha256: str) -> None:
+        """Records that follow come from this file; the same content is one source, once."""
+        self.path = uri
+        existing = self.connection.execute(
+            select(sources.c.id).where(sources.c.sha256 == sha256).order_by(sources.c.id)
+        ).first()
+        if existing is not None:
+            self.source_id = existing.id
+            self._source_is_new = False
+            return
+        self.source_id = self.connection.execute(
+            insert(sources)
+            .values(uri=uri, format=format, sha256=sha256, imported_at=self.now)
+            .returning(sources.c.id)
+        ).scalar_one()
+        self._source_is_new = True
+        self._counts_before = Counter(self.summary.counts)
+
+    def end_source(self) -> None:
+        if self._source_is_new:
+            added = self.summary.counts - self._counts_before
+            self.connection.execute(
+                update(sources).where(sources.c.id == self.source_id).values(stats=dict(added))
+            )
+
+    # Records
+
+    def load(self, records: Iterable[Record]) -> None:
+        for batch in chunks(records, BATCH_SIZE):
+            self._load_batch(batch)
+
+    def _load_batch(self, batch: list[Record]) -> None:
+        for record in batch:
+            if isinstance(record, MechanicRecord):
+                self._upsert_mechanic(record)
+        self._load_cards([r for r in batch if isinstance(r, CardRecord)])
+        self._load_names([r for r in batch if isinstance(r, CardNameRecord)])
+        self._load_rulings([r for r in batch if isinstance(r, RulingRecord)])
+
+    # Mechanics
+
+    def _upsert_mechanic(self, record: MechanicRecord) -> None:
+        known = self._mechanics.get(record.slug)
+        wanted: dict[str, Any] = {
+            "kind": record.kind,
+            "rule": record.rule,
+            "pattern": record.pattern,
+        }
+        if known is None:
+            new_id = self.connection.execute(
+                insert(mechanics).values(slug=record.slug, **wanted).returning(mechanics.c.id)
+            ).scalar_one()
+            known = self._mechanics[record.slug] = _Mechanic(new_id, record.slug, **wanted)
+            self.summary.counts["mechanics new"] += 1
+            self._retag_everything = True
+        else:
+            changes = {
+                key: value
+                for key, value in wanted.items()
+                if value is not None and getattr(known, key) != value
+            }
+            if changes:
+                self.connection.execute(
+                    update(mechanics).where(mechanics.c.id == known.id).values(**changes)
+                )
+                for key, value in changes.items():
+                    setattr(known, key, value)
+                self.summary.counts["mechanics updated"] += 1
+                self._retag_everything = True
+        self._upsert_names(
+            mechanic_names,
+            "mechanic_id",
+            {(known.id, locale): name for locale, name in record.names.items()},
+            counter="mechanics updated",
+        )
+
+    def _mechanic_for_keyword(self, keyword: str) -> _Mechanic:
+        slug = slugify_mechanic(keyword)
+        if slug not in self._mechanics:
+            self._upsert_mechanic(
+                MechanicRecord(
+                    slug=slug,
+                    kind="keyword",
+                    names={"en": keyword},
+                    pattern=rf"\b{re.escape(keyword.lower())}\b",
+                )
+            )
+        return self._mechanics[slug]
+
+    def _matcher(self) -> MechanicMatcher:
+        return MechanicMatcher((m.id, m.pattern) for m in self._mechanics.values())
+
+    # Cards
+
+    def _load_cards(self, records: Sequence[CardRecord]) -> None:
+        if not records:
+            return
+        by_oracle = self._cards_where(cards.c.oracle_id, {r.oracle_id for r in records})
+        by_name = self._cards_where(cards.c.name, {r.name for r in records})
+        wanted_tags: dict[int, set[int]] = {}
+        wanted_faces: dict[int, tuple[str, ...]] = {}
+        english_names: dict[tuple[int, str], str] = {}
+        term_matcher = MechanicMatcher(
+            (m.id, m.pattern) for m in self._mechanics.values() if not m.kind.startswith("keyword")
+        )
+        for record in records:
+            existing = by_oracle.get(record.oracle_id) if record.oracle_id else None
+            existing = existing or by_name.get(record.name)
+            values = {
+                "name": record.name,
+                "oracle_id": record.oracle_id,
+                "mana_cost": record.mana_cost,
+                "type_line": record.type_line,
+                "oracle_text": record.oracle_text,
+                "layout": record.layout,
+            }
+            if existing is None:
+                card_id = self.connection.execute(
+                    insert(cards).values(**values).returning(cards.c.id)
+                ).scalar_one()
+                self.summary.counts["cards new"] += 1
+                row = {"id": card_id, **values}
+            else:
+                card_id = existing["id"]
+                changes = {
+                    key: value
+                    for key, value in values.items()
+                    if value is not None and existing[key] != value
+                }
+                if changes:
+                    self.connection.execute(
+                        update(cards).where(cards.c.id == card_id).values(**changes)
+                    )
+                    self.summary.counts["cards updated"] += 1
+                else:
+                    self.summary.counts["cards unchanged"] += 1
+                row = {**existing, **changes}
+            by_name[record.name] = row
+            if record.oracle_id:
+                by_oracle[record.oracle_id] = row
+            english_names[(card_id, "en")] = record.name
+            if record.faces:
+                wanted_faces[card_id] = record.faces
+            tags = wanted_tags.setdefault(card_id, set())
+            tags.update(self._mechanic_for_keyword(k).id for k in record.keywords)
+            tags.update(term_matcher.matches(record.oracle_text or ""))
+        self._upsert_names(card_names, "card_id", english_names, counter="names")
+        self._add_links(card_mechanics, "card_id", wanted_tags, counter="card tags new")
+        self._sync_faces(wanted_faces)
+
+    def _sync_faces(self, wanted: dict[int, tuple[str, ...]]) -> None:
+        existing: dict[int, list[str]] = {}
+        for chunk in chunks(wanted):
+            query = (
+                select(card_faces.c.card_id, card_faces.c.name)
+                .where(card_faces.c.card_id.in_(chunk))
+                .order_by(card_faces.c.card_id, card_faces.c.position)
+            )
+            for card_id, name in self.connection.execute(query):
+                existing.setdefault(card_id, []).append(name)
+        stale = [
+            card_id for card_id, faces in wanted.items() if existing.get(card_id) != list(faces)
+        ]
+        for chunk in chunks(card_id for card_id in stale if card_id in existing):
+            self.connection.execute(card_faces.delete().where(card_faces.c.card_id.in_(chunk)))
+        rows = [
+            {"card_id": card_id, "position": position, "name": name}
+            for card_id in stale
+            for position, name in enumerate(wanted[card_id])
+        ]
+        if rows:
+            self.connection.execute(insert(card_faces), rows)
+
+    def _cards_where(self, column: Any, keys: set[Any]) -> dict[Any, dict[str, Any]]:
+        keys.discard(None)
+        found: dict[Any, dict[str, Any]] = {}
+        for chunk in chunks(keys):
+            for row in self.connection.execute(select(cards).where(column.in_(chunk))):
+                found[row._mapping[column.name]] = dict(row._mapping)
+        return found
+
+    # Names
+
+    def _load_names(self, records: Sequence[CardNameRecord]) -> None:
+        if not records:
+            return
+        resolved = self._resolve([r.card for r in records])
+        wanted: dict[tuple[int, str], str] = {}
+        for record in records:
+            locale = canonical_locale(record.locale)
+            if locale is None:
+                self.summary.other_locales[record.locale] += 1
+                continue
+            card_id = resolved.get(record.card)
+            if card_id is None:
+                self._warn(record.line, f"a name for an unknown card: {_describe(record.card)}")
+                continue
+            wanted[(card_id, locale)] = record.name
+        self._upsert_names(card_names, "card_id", wanted, counter="names")
+
+    def _upsert_names(
+        self, table: Table, owner: str, wanted: dict[tuple[int, str], str], counter: str
+    ) -> None:
+        """Insert or change (owner id, locale) → name rows."""
+        owner_column = table.c[owner]
+        existing: dict[tuple[int, str], str] = {}
+        for chunk in chunks({owner_id for owner_id, _ in wanted}):
+            query = select(owner_column, table.c.locale, table.c.name).where(
+                owner_column.in_(chunk)
+            )
+            existing.update({(row[0], row[1]): row[2] for row in self.connection.execute(query)})
+        with_source = "source_id" in table.c
+        extra = {"source_id": self.source_id} if with_source else {}
+        new_rows = []
+        for (owner_id, locale), name in wanted.items():
+            old = existing.get((owner_id, locale))
+            if old is None:
+                new_rows.append({owner: owner_id, "locale": locale, "name": name, **extra})
+            elif old != name:
+                self.connection.execute(
+                    update(table)
+                    .where(and_(owner_column == owner_id, table.c.locale == locale))
+                    .values(name=name, **extra)
+                )
+                self.summary.counts[f"{counter} changed" if with_source else counter] += 1
+            elif with_source:
+                self.summary.counts[f"{counter} unchanged"] += 1
+        if new_rows:
+            self.connection.execute(insert(table), new_rows)
+            if with_source:
+                self.summary.counts[f"{counter} new"] += len(new_rows)
+
+    # Card references
+
+    def _resolve(self, refs: Sequence[CardRef]) -> dict[CardRef, int]:
+        """Card ids for the references that name a known card."""
+        unique = set(refs)
+        by_oracle = self._cards_where(cards.c.oracle_id, {r.oracle_id for r in unique})
+        by_name = self._cards_where(cards.c.name, {r.name for r in unique})
+        resolved: dict[CardRef, int] = {}
+        for ref in unique:
+            row = (by_oracle.get(ref.oracle_id) if ref.oracle_id else None) or by_name.get(ref.name)
+            if ref.localized_name is not None:
+                card_id = self._card_by_localized_name(ref, row)
+                if card_id is not None:
+                    resolved[ref] = card_id
+            elif row is not None:
+                resolved[ref] = row["id"]
+        return resolved
+
+    def _card_by_localized_name(self, ref: CardRef, named: dict[str, Any] | None) -> int | None:
+        """The card a page's title names; ``--card`` (``named``) records the title as its name."""
+        assert ref.localized_name is not None
+        query = select(card_names.c.card_id, card_names.c.locale).where(
+            card_names.c.name == ref.localized_name
+        )
+        matches = {
+            row.card_id
+            for row in self.connection.execute(query)
+            if ref.locale is None or row.locale == ref.locale
+        }
+        if named is not None:
+            if ref.locale is not None and named["id"] not in matches:
+                self._upsert_names(
+                    card_names,
+                    "card_id",
+                    {(named["id"], ref.locale): ref.localized_name},
+                    counter="names",
+                )
+            return int(named["id"])
+        if ref.name is not None:
+            raise ParseError(self.path, f"--card: no card named {ref.name!r} in the store")
+        if len(matches) == 1:
+            return int(matches.pop())
+        if matches:
+            raise ParseError(
+                self.path, f"{ref.localized_name!r} names {len(matches)} cards: use --card", 1
+            )
+        raise ParseError(self.path, self._unknown_name_reason(ref), 1)
+
+    def _unknown_name_reason(self, ref: CardRef) -> str:
+        assert ref.localized_name is not None
+        names = self.connection.execute(select(card_names.c.name).distinct()).scalars().all()
+        close = difflib.get_close_matches(ref.localized_name, names, n=3, cutoff=0.6)
+        hint = f" (did you mean {', '.join(repr(n) for n in close)}?)" if close else ""
+        where = f" in {ref.locale}" if ref.locale else ""
+        return (
+            f"unknown card name {ref.localized_name!r}{where}{hint}; "
+            'name its card with --card "English name"'
+        )
+
+    def locale_of_name(self, name: str, must_exist: bool = True) -> str | None:
+        """The locale of a printed name, when the store knows it in exactly one.
+
+        A name the store does not know at all is an error (with close matches) when
+        ``must_exist``: no ``--card`` names the page's card.
+        """
+        query = select(card_names.c.locale).where(card_names.c.name == name).distinct()
+        found = self.connection.execute(query).scalars().all()
+        if not found and must_exist:
+            raise ParseError(self.path, self._unknown_name_reason(CardRef(localized_name=name)), 1)
+        return found[0] if len(found) == 1 else None
+
+    # Rulings
+
+    def _load_rulings(self, records: Sequence[RulingRecord]) -> None:
+        if not records:
+            return
+        resolved = self._resolve([r.card for r in records])
+        ruling_ids = self._ruling_ids(records)
+        links: dict[tuple[int, int], RulingRecord] = {}
+        for record in records:
+            card_id = resolved.get(record.card)
+            if card_id is None:
+                self._warn(record.line, f"a ruling for an unknown card: {_describe(record.card)}")
+                continue
+            links.setdefault((card_id, ruling_ids[text_key(record.text)]), record)
+        self._upsert_card_rulings(links)
+
+    def _ruling_ids(self, records: Sequence[RulingRecord]) -> dict[str, int]:
+        """The ruling id for each record's text key: existing, mended or new."""
+        texts: dict[str, RulingRecord] = {}
+        for record in records:
+            texts.setdefault(text_key(record.text), record)
+        known: dict[str, int] = {}
+        for chunk in chunks(texts):
+            query = select(rulings.c.id, rulings.c.text_key, rulings.c.origin).where(
+                rulings.c.text_key.in_(chunk)
+            )
+            for row in self.connection.execute(query):
+                known[row.text_key] = row.id
+                origin = texts[row.text_key].origin
+                if origin and row.origin is None:
+                    self._set_ruling(row.id, origin=origin)
+        self.summary.counts["rulings reused"] += len(known)
+        missing = {key: record for key, record in texts.items() if key not in known}
+        skeletons = self._rulings_by_skeleton({skeleton_key(r.text) for r in missing.values()})
+        new_rows = []
+        for key, record in missing.items():
+            variant = self._damaged_variant(record.text, skeletons.get(skeleton_key(record.text)))
+            if variant is not None:
+                kept = better_text(variant["text"], record.text)
+                if kept != variant["text"]:
+                    self._set_ruling(variant["id"], text=kept, text_key=key)
+                    variant["text"] = kept
+                    self.summary.counts["rulings improved"] += 1
+                else:
+                    self.summary.counts["rulings reused"] += 1
+                known[key] = variant["id"]
+                continue
+            new_rows.append(
+                {
+                    "text": record.text.strip(),
+                    "text_key": key,
+                    "skeleton_key": skeleton_key(record.text),
+                    "origin": record.origin,
+                }
+            )
+        if new_rows:
+            # One statement per batch; RETURNING gives the new ids in insertion order.
+            returned = self.connection.execute(
+                insert(rulings).returning(
+                    rulings.c.id, rulings.c.text_key, sort_by_parameter_order=True
+                ),
+                new_rows,
+            )
+            for row in returned:
+                known[row.text_key] = row.id
+                self._touched_rulings.add(row.id)
+            self.summary.counts["rulings new"] += len(new_rows)
+        return known
+
+    def _rulings_by_skeleton(self, keys: set[str]) -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {}
+        for chunk in chunks(keys):
+            query = select(rulings.c.id, rulings.c.text, rulings.c.skeleton_key).where(
+                rulings.c.skeleton_key.in_(chunk)
+            )
+            for row in self.connection.execute(query):
+                found.setdefault(row.skeleton_key, []).append(dict(row._mapping))
+        return found
+
+    @staticmethod
+    def _damaged_variant(
+        text: str, candidates: list[dict[str, Any]] | None
+    ) -> dict[str, Any] | None:
+        """The stored ruling that ``text`` is a damaged copy of (or that is one of ``text``)."""
+        if not candidates or len(candidates) > 1:
+            return None
+        candidate = candidates[0]
+        if has_symbols(candidate["text"]) and has_symbols(text):
+            return None
+        return candidate
+
+    def _set_ruling(self, ruling_id: int, **values: Any) -> None:
+        self.connection.execute(update(rulings).where(rulings.c.id == ruling_id).values(**values))
+        self._touched_rulings.add(ruling_id)
+
+    def _upsert_card_rulings(self, links: dict[tuple[int, int], RulingRecord]) -> None:
+        existing: dict[tuple[int, int], Any] = {}
+        for chunk in chunks(links):
+            query = select(card_rulings).where(
+                tuple_(card_rulings.c.card_id, card_rulings.c.ruling_id).in_(chunk)
+            )
+            existing.update({(r.card_id, r.ruling_id): r for r in self.connection.execute(query)})
+        next_position = self._next_positions({card_id for card_id, _ in links})
+        new_rows: list[dict[str, Any]] = []
+        for (card_id, ruling_id), record in links.items():
+            old = existing.get((card_id, ruling_id))
+            if old is None:
+                position = next_position[card_id]
+                next_position[card_id] += 1
+                new_rows.append(
+                    {
+                        "card_id": card_id,
+                        "ruling_id": ruling_id,
+                        "published_on": record.published_on,
+                        "position": position,
+                        "source_id": self.source_id,
+                    }
+                )
+            elif old.published_on is None and record.published_on is not None:
+                # A dated source also knows the publication order that an undated page lost.
+                self.connection.execute(
+                    update(card_rulings)
+                    .where(
+                        and_(
+                            card_rulings.c.card_id == card_id,
+                            card_rulings.c.ruling_id == ruling_id,
+                        )
+                    )
+                    .values(
+                        published_on=record.published_on,
+                        position=record.position if record.position is not None else old.position,
+                        source_id=self.source_id,
+                    )
+                )
+                self.summary.counts["links dated"] += 1
+            else:
+                self.summary.counts["links unchanged"] += 1
+        if new_rows:
+            self.connection.execute(insert(card_rulings), new_rows)
+            self.summary.counts["links new"] += len(new_rows)
+            self._touched_rulings.update(row["ruling_id"] for row in new_rows)
+
+    def _next_positions(self, card_ids: set[int]) -> Counter[int]:
+        """Where each card's next new ruling goes: after the ones it has."""
+        positions: Counter[int] = Counter()
+        for chunk in chunks(card_ids):
+            query = (
+                select(card_rulings.c.card_id, func.max(card_rulings.c.position))
+                .where(card_rulings.c.card_id.in_(chunk))
+                .group_by(card_rulings.c.card_id)
+            )
+            for card_id, highest in self.connection.execute(query):
+                positions[card_id] = highest + 1
+        return positions
+
+    # Links and tags
+
+    def _add_links(
+        self, table: Table, owner: str, wanted: dict[int, set[int]], counter: str
+    ) -> None:
+        """Add (owner, mechanic) tags that are missing; tags are never removed by an import."""
+        owner_column = table.c[owner]
+        existing: set[tuple[int, int]] = set()
+        for chunk in chunks(wanted):
+            query = select(owner_column, table.c.mechanic_id).where(owner_column.in_(chunk))
+            existing.update((row[0], row[1]) for row in self.connection.execute(query))
+        new_rows = [
+            {owner: owner_id, "mechanic_id": mechanic_id}
+            for owner_id, mechanic_ids in wanted.items()
+            for mechanic_id in sorted(mechanic_ids)
+            if (owner_id, mechanic_id) not in existing
+        ]
+        if new_rows:
+            self.connection.execute(insert(table), new_rows)
+            self.summary.counts[counter] += len(new_rows)
+
+    def finish(self) -> Summary:
+        """Tag the rulings this run touched (all of them after a mechanic changed)."""
+        if self._retag_everything:
+            self._retag_cards()
+            ruling_ids: Iterable[int] = self.connection.execute(select(rulings.c.id)).scalars()
+        else:
+            ruling_ids = sorted(self._touched_rulings)
+        matcher = self._matcher()
+        for chunk in chunks(list(ruling_ids)):
+            self._tag_rulings(chunk, matcher)
+        return self.summary
+
+    def _retag_cards(self) -> None:
+        term_matcher = MechanicMatcher(
+            (m.id, m.pattern) for m in self._mechanics.values() if not m.kind.startswith("keyword")
+        )
+        wanted: dict[int, set[int]] = {}
+        for row in self.connection.execute(select(cards.c.id, cards.c.oracle_text)):
+            found = term_matcher.matches(row.oracle_text or "")
+            if found:
+                wanted[row.id] = found
+        for chunk in chunks(wanted):
+            self._add_links(
+                card_mechanics, "card_id", {k: wanted[k] for k in chunk}, counter="card tags new"
+            )
+
+    def _tag_rulings(self, ruling_ids: list[int], matcher: MechanicMatcher) -> None:
+        query = select(rulings.c.id, rulings.c.text).where(rulings.c.id.in_(ruling_ids))
+        texts = {row.id: row.text for row in self.connection.execute(query)}
+        cards_of: dict[int, set[int]] = {}
+        for ruling_id, card_id in self.connection.execute(
+            select(card_rulings.c.ruling_id, card_rulings.c.card_id).where(
+                card_rulings.c.ruling_id.in_(ruling_ids)
+            )
+        ):
+            cards_of.setdefault(ruling_id, set()).add(card_id)
+        tags_of_card: dict[int, set[int]] = {}
+        all_cards = set().union(*cards_of.values()) if cards_of else set()
+        for chunk in chunks(all_cards):
+            for card_id, mechanic_id in self.connection.execute(
+                select(card_mechanics.c.card_id, card_mechanics.c.mechanic_id).where(
+                    card_mechanics.c.card_id.in_(chunk)
+                )
+            ):
+                tags_of_card.setdefault(card_id, set()).add(mechanic_id)
+        wanted: dict[int, set[int]] = {}
+        for ruling_id, text in texts.items():
+            tags = matcher.matches(normalize(text))
+            linked = cards_of.get(ruling_id, set())
+            # A ruling that stands on several cards, all of one mechanic, is its general ruling.
+            if len(linked) >= 2:
+                tags |= set.intersection(*(tags_of_card.get(c, set()) for c in linked))
+            if tags:
+                wanted[ruling_id] = tags
+        self._add_links(ruling_mechanics, "ruling_id", wanted, counter="ruling tags new")
+
+    def _warn(self, line: int | None, message: str) -> None:
+        where = f"{self.path}:{line}" if line is not None else self.path
+        self.summary.warnings.append(f"{where}: {message}")
+
+
+def _describe(ref: CardRef) -> str:
+    return ref.name or ref.oracle_id or ref.localized_name or "?"
