@@ -1,0 +1,141 @@
+"""Shared fixtures: real databases (SQLite files, PostgreSQL when KB_TEST_POSTGRES_URL is set),
+migrated once per session and copied for each test."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import Engine, make_url
+
+from kb import migrate
+from kb.db import make_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+SHARED = ROOT.parent / "shared"
+SEEDS = SHARED / "seeds"
+REALDATA = SHARED / "realdata"
+POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
+
+ENGINES = [
+    "sqlite",
+    pytest.param(
+        "postgresql",
+        marks=[
+            pytest.mark.postgres,
+            pytest.mark.skipif(
+                not POSTGRES_URL, reason="KB_TEST_POSTGRES_URL is not set: no PostgreSQL server"
+            ),
+        ],
+    ),
+]
+
+
+def require_shared(path: Path) -> Path:
+    """``path`` under ../shared, or skip: the real third-party files are not in this checkout."""
+    if not path.exists():
+        pytest.skip(f"{path} is absent: ../shared (real third-party data) is not beside the repo")
+    return path
+
+
+class PostgresDatabases:
+    """Creates throwaway databases on the test server, from a migrated template."""
+
+    def __init__(self, admin_url: str) -> None:
+        self.admin = make_engine(admin_url, isolation_level="AUTOCOMMIT")
+        self.url = make_url(admin_url)
+        self.template = f"kb_template_{uuid.uuid4().hex[:8]}"
+        self.created: list[str] = [self.template]
+        self._execute(f'CREATE DATABASE "{self.template}"')
+        template_engine = make_engine(self.url_for(self.template))
+        migrate.upgrade(template_engine)
+        template_engine.dispose()
+
+    def _execute(self, statement: str) -> None:
+        with self.admin.connect() as connection:
+            connection.execute(text(statement))
+
+    def url_for(self, name: str) -> str:
+        return self.url.set(database=name).render_as_string(hide_password=False)
+
+    def create(self, migrated: bool) -> str:
+        name = f"kb_test_{uuid.uuid4().hex[:12]}"
+        template = f' TEMPLATE "{self.template}"' if migrated else ""
+        self._execute(f'CREATE DATABASE "{name}"{template}')
+        self.created.append(name)
+        return self.url_for(name)
+
+    def drop(self, url: str) -> None:
+        name = make_url(url).database
+        self._execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        self.created.remove(str(name))
+
+    def close(self) -> None:
+        for name in reversed(self.created):
+            self._execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        self.admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresDatabases]:
+    if not POSTGRES_URL:
+        pytest.skip("KB_TEST_POSTGRES_URL is not set: no PostgreSQL server")
+    databases = PostgresDatabases(POSTGRES_URL)
+    yield databases
+    databases.close()
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "kb.sqlite"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate.upgrade(engine)
+    engine.dispose()
+    return path
+
+
+def _database_url(request: pytest.FixtureRequest, tmp_path: Path, migrated: bool) -> Iterator[str]:
+    if request.param == "sqlite":
+        path = tmp_path / "kb.sqlite"
+        if migrated:
+            shutil.copy(request.getfixturevalue("migrated_sqlite"), path)
+        yield f"sqlite:///{path}"
+        return
+    databases: PostgresDatabases = request.getfixturevalue("postgres")
+    url = databases.create(migrated)
+    yield url
+    databases.drop(url)
+
+
+@pytest.fixture(params=ENGINES)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """URL of a migrated, empty store on each engine."""
+    yield from _database_url(request, tmp_path, migrated=True)
+
+
+@pytest.fixture(params=ENGINES)
+def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """URL of a database with no tables at all, on each engine."""
+    yield from _database_url(request, tmp_path, migrated=False)
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    """A migrated, empty store on each engine."""
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path, migrated_sqlite: Path) -> str:
+    """A migrated, empty SQLite store (for tests about one engine's behaviour)."""
+    path = tmp_path / "kb.sqlite"
+    shutil.copy(migrated_sqlite, path)
+    return f"sqlite:///{path}"
