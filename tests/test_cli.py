@@ -1,0 +1,116 @@
+"""The command line as a user meets it: help, the demo, one-line errors, the README."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from kb.cli import cli
+from tests.conftest import DATA, ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    found = []
+    for name, command in sorted(group.commands.items()):
+        found.append((f"{prefix}{name}", command))
+        if isinstance(command, click.Group):
+            found.extend(all_commands(command, f"{prefix}{name} "))
+    return found
+
+
+@pytest.mark.parametrize("name,command", all_commands(cli), ids=lambda v: str(v))
+def test_every_command_has_help_and_is_in_the_readme(name: str, command: click.Command) -> None:
+    assert command.help and command.help.strip(), f"kb {name} has no help"
+    assert f"kb {name}" in README, f"kb {name} is not documented in README.md"
+    result = CliRunner().invoke(cli, [*name.split(), "--help"])
+    assert result.exit_code == 0
+    assert command.help.strip().splitlines()[0] in result.output
+
+
+def quick_start_lines() -> list[str]:
+    block = re.search(r"## Quick start\n.*?```\w*\n(.*?)```", README, re.S)
+    assert block is not None, "README.md has no Quick start block"
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_quick_start_is_two_commands_and_ci_runs_the_test_one() -> None:
+    lines = quick_start_lines()
+    assert len(lines) == 2
+    assert "kb demo" in lines[0]
+    assert "pytest" in lines[1]
+    ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert lines[1] in ci_lines
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository-like folder with data/, as the working directory."""
+    shutil.copytree(DATA, tmp_path / "data")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KB_DATABASE_URL", raising=False)
+    return tmp_path
+
+
+def test_demo_builds_the_site_and_points_at_the_german_page(workdir: Path) -> None:
+    result = CliRunner().invoke(cli, ["demo"])
+    assert result.exit_code == 0, result.output
+    german = workdir / "site" / "de" / "cards" / "three-steps-ahead.html"
+    assert german.is_file()
+    assert (workdir / "kb.sqlite").is_file()
+    assert result.output.splitlines()[-1] == (
+        f"22 pages in {workdir / 'site'}; German page of Three Steps Ahead: {german}"
+    )
+
+
+def test_import_summary_then_nothing_changed(workdir: Path) -> None:
+    runner = CliRunner()
+    first = runner.invoke(cli, ["import", "data"])
+    assert first.exit_code == 0
+    assert first.output == (
+        "cards: 2 new, 0 updated, 0 unchanged\n"
+        "names: 16 new, 0 changed, 0 unchanged\n"
+        "rulings: 21 new, 12 reused, 0 improved (damaged copies mended)\n"
+        "links: 33 new, 0 dated, 0 unchanged\n"
+        "mechanics: 2 new, 0 updated\n"
+        "tags: 3 new on cards, 15 new on rulings\n"
+    )
+    again = runner.invoke(cli, ["import", "data"])
+    assert again.exit_code == 0
+    assert again.output.splitlines()[-1] == "nothing changed: the store already held all of it"
+    assert runner.invoke(cli, ["--quiet", "import", "data"]).output == ""
+
+
+def test_bad_file_is_one_line_on_stderr_and_exit_status_1(workdir: Path) -> None:
+    (workdir / "bad.txt").write_bytes(b"")
+    result = CliRunner().invoke(cli, ["import", "bad.txt"])
+    assert result.exit_code == 1
+    assert result.stderr == "kb: error: bad.txt:1: the file is empty\n"
+
+
+def test_missing_path_is_a_clear_error(workdir: Path) -> None:
+    result = CliRunner().invoke(cli, ["import", "nowhere.txt"])
+    assert result.exit_code == 1
+    assert result.stderr == "kb: error: nowhere.txt: no such file or folder\n"
+
+
+def test_db_commands_walk_the_migrations(workdir: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(cli, ["db", "current"]).output == "base (behind: latest is 0001)\n"
+    assert runner.invoke(cli, ["db", "upgrade"]).output == "database at revision 0001\n"
+    assert runner.invoke(cli, ["db", "current"]).output == "0001 (latest)\n"
+    assert runner.invoke(cli, ["db", "downgrade", "base"]).output == "database at revision base\n"
+
+
+def test_database_url_from_the_environment(workdir: Path) -> None:
+    url = f"sqlite:///{workdir / 'other.sqlite'}"
+    result = CliRunner().invoke(cli, ["db", "upgrade"], env={"KB_DATABASE_URL": url})
+    assert result.exit_code == 0
+    assert (workdir / "other.sqlite").is_file()
+    assert not (workdir / "kb.sqlite").exists()

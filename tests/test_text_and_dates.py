@@ -1,0 +1,56 @@
+"""Ruling identity and locale dates: the rules the importer relies on."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from babel.dates import format_date
+
+from kb.importers.seed_pages import parse_page
+from kb.locales import BY_CODE, LOCALE_CODES, canonical_locale
+from kb.text import better_text, normalize, skeleton_key, text_key
+
+
+def test_typography_alone_does_not_make_another_ruling() -> None:
+    curly = "You can’t choose the same mode more than once."
+    straight = "You can't  choose the same mode\nmore than once. "
+    assert text_key(curly) == text_key(straight)
+    assert normalize("A \u201cquoted\u201d \u2014 dash") == 'A "quoted" - dash'
+    assert text_key(curly) != text_key("You can choose the same mode more than once.")
+
+
+def test_a_copy_that_lost_its_mana_symbols_shares_the_skeleton() -> None:
+    mended = "If the copied permanent has {X} in its mana cost, X is 0."
+    damaged = "If the copied permanent has in its mana cost, X is 0."
+    assert text_key(mended) != text_key(damaged)
+    assert skeleton_key(mended) == skeleton_key(damaged)
+    assert better_text(damaged, mended) == mended
+    assert better_text(mended, damaged) == mended
+
+
+@pytest.mark.parametrize("locale", LOCALE_CODES)
+@pytest.mark.parametrize("width", ["short", "medium", "long"])
+def test_dated_pages_parse_in_every_locale_format(locale: str, width: str) -> None:
+    day = dt.date(2024, 4, 12)
+    shown = format_date(day, width, locale=BY_CODE[locale].babel)
+    page = f"Title\n\n• {shown}You can't choose the same mode more than once.\n"
+    (record,) = parse_page(page.encode(), "page.txt", locale=locale)
+    assert record.published_on == day
+    assert record.text == "You can't choose the same mode more than once."
+
+
+@pytest.mark.parametrize(
+    "spelling,code",
+    [
+        ("zhs", "zh-Hans"),
+        ("Chinese Simplified", "zh-Hans"),
+        ("pt", "pt-BR"),
+        ("Portuguese (Brazil)", "pt-BR"),
+        ("de-de", "de"),
+        ("ZHT", "zh-Hant"),
+        ("ph", None),
+    ],
+)
+def test_source_spellings_map_onto_canonical_locales(spelling: str, code: str | None) -> None:
+    assert canonical_locale(spelling) == code
