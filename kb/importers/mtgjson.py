@@ -49,7 +49,10 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MtgjsonRecord]:
 
     A card comes when all its faces have been read; a later printing of a card already yielded
     adds only the names and rulings not seen yet. A ruling's ``position`` is its index in the
-    card's ``rulings`` list where first seen.
+    card's ``rulings`` list where first seen, and its date the date there: MTGJSON copies an
+    Oracle card's rulings onto every printing, dates included (no date differs between printings
+    in the 2022 corpus), so keeping the first copy needs no buffering of the file's rulings.
+    A ruling with an empty text (a few promo printings have one) is left out.
     """
     with read_errors_as_parse_errors(path):
         head = read_head(stream).removeprefix(codecs.BOM_UTF8)
@@ -83,11 +86,12 @@ def _face_objects(stream: BinaryIO, shape: str) -> Iterator[object]:
 
 
 def _list_in(value: object, key: str) -> list[object]:
+    """``value[key]`` if ``value`` is an object with a list there: a set without cards has none."""
     found = value.get(key) if isinstance(value, dict) else None
     return found if isinstance(found, list) else []
 
 
-def oracle_name(face: Face, where: str, path: str) -> tuple[str, tuple[str, ...]]:
+def _oracle_name(face: Face, where: str, path: str) -> tuple[str, tuple[str, ...]]:
     """The Oracle card's name and face names for one face object.
 
     A meld card's parts are separate Oracle cards (each its own Scryfall oracle id) although
@@ -120,7 +124,7 @@ class _OracleCards:
         self._yielded_rulings: set[tuple[str, bytes]] = set()
 
     def add(self, face: Face, where: str) -> Iterator[MtgjsonRecord]:
-        name, face_names = oracle_name(face, where, self._path)
+        name, face_names = _oracle_name(face, where, self._path)
         oracle_id = _scryfall_oracle_id(face, where, self._path)
         key = oracle_id or name
         if key in self._yielded_cards:
@@ -138,7 +142,7 @@ class _OracleCards:
         for key, group in self._pending.items():
             where, face = group[0]
             oracle_id = _scryfall_oracle_id(face, where, self._path)
-            name, face_names = oracle_name(face, where, self._path)
+            name, face_names = _oracle_name(face, where, self._path)
             yield from self._card(key, oracle_id, name, face_names, group)
         self._pending.clear()
 

@@ -111,7 +111,7 @@ def _decompressed(raw: IO[bytes]) -> contextlib.closing[BinaryIO]:
     if magic.startswith(_GZIP_MAGIC):
         stream = gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[assignment]
     elif magic.startswith(_XZ_MAGIC):
-        stream = lzma.LZMAFile(buffered, "rb")  # type: ignore[assignment]  # noqa: SIM115
+        stream = lzma.LZMAFile(buffered, "rb")  # type: ignore[assignment]  # noqa: SIM115  # closed by caller
     elif magic.startswith(_BZIP2_MAGIC):
         stream = bz2.BZ2File(buffered, "rb")  # type: ignore[assignment]
     return contextlib.closing(stream)
@@ -271,7 +271,7 @@ def _sniff_json(events: list[JsonEvent], name: str) -> str:
 
 # MTGJSON layouts, told apart by the prefix under which their cards are found.
 SET_FILE: Final = "set"
-"""One set: {"meta", "data": set} or a bare set object with "cards"."""
+"""One set in MTGJSON's wrapper: {"meta", "data": set}."""
 ALL_PRINTINGS: Final = "all-printings"
 """{"data": {set code: set}}."""
 ATOMIC_CARDS: Final = "atomic-cards"
