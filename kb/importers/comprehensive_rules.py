@@ -1,0 +1,82 @@
+"""Parser for the Magic Comprehensive Rules text: keyword actions, keyword abilities, terms.
+
+Each keyword has a heading rule, "702.2. Deathtouch", followed by subrules "702.2a ...". Wizards
+publish the file unindented; some copies indent rules by depth and start with a byte-order mark.
+The table of contents names only the sections ("702. Keyword Abilities"), never a keyword's
+"702.N." heading, so matching headings by their number skips it. Old editions end lines with a bare
+carriage return: universal newlines read all three conventions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from kb.importers.streams import read_errors_as_parse_errors
+from kb.records import MechanicRecord
+
+_KIND_BY_SECTION = {"701": "keyword_action", "702": "keyword_ability"}
+
+# A keyword's heading is its name alone: "702.153. Casualty", "701.46. Venture into the Dungeon".
+# The section's first rule ("702.1. Most abilities describe ...") is a sentence, with punctuation
+# and more words than any keyword's name.
+_KEYWORD_HEADING = re.compile(
+    r"^\s*(?P<rule>(?P<section>70[12])\.\d+)\.\s+(?P<name>[A-Z][\w'’-]*(?: [\w'’-]+){0,4})\s*$"
+)
+# "700.12. The term outlaw refers to an object that has ..." (700.4 "The term dies means ..." is a
+# definition of a verb's meaning, not a grouping term, and is left out).
+_TERM_DEFINITION = re.compile(r"^\s*(?P<rule>700\.\d+)\.\s+The term (?P<name>[a-z]+) refers to ")
+
+
+def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
+    """The keyword actions (701.N), keyword abilities (702.N) and terms (700.N) in rule order.
+
+    ``pattern`` is lower case, meant to be matched with re.IGNORECASE.
+    """
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline=None)
+    with read_errors_as_parse_errors(path), _detached(text):
+        for line_number, line in enumerate(text, start=1):
+            if keyword := _KEYWORD_HEADING.match(line):
+                name = keyword["name"]
+                yield MechanicRecord(
+                    slug=slug(name),
+                    kind=_KIND_BY_SECTION[keyword["section"]],
+                    rule=keyword["rule"],
+                    names={"en": name},
+                    pattern=_word_pattern(name),
+                    line=line_number,
+                )
+            elif term := _TERM_DEFINITION.match(line):
+                name = term["name"]
+                yield MechanicRecord(
+                    slug=slug(name),
+                    kind="term",
+                    rule=term["rule"],
+                    names={"en": name},
+                    # Terms stand for a group of objects and are used in the plural: "outlaws".
+                    pattern=rf"\b{re.escape(name.lower())}s?\b",
+                    line=line_number,
+                )
+
+
+@contextlib.contextmanager
+def _detached(text: io.TextIOWrapper) -> Iterator[None]:
+    """Leaves the caller's binary stream open: a TextIOWrapper closes what it wraps when dropped."""
+    try:
+        yield
+    finally:
+        text.detach()
+
+
+def slug(name: str) -> str:
+    """A mechanic's URL-safe identifier: "First Strike" -> "first-strike"."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _word_pattern(name: str) -> str:
+    r"""A whole-word pattern, lower case: "Double Strike" -> r"\bdouble\s+strike\b"."""
+    words = (re.escape(word) for word in name.lower().split())
+    return r"\b" + r"\s+".join(words) + r"\b"

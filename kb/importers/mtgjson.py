@@ -1,0 +1,225 @@
+"""Parser for MTGJSON v5: set files, AllPrintings and AtomicCards.
+
+MTGJSON lists a card once per printing, and a multi-face card once per face: each face object has
+``faceName`` and ``side`` and the card's full ``name`` ("Fire // Ice"). This parser regroups faces
+into one Oracle card, keyed by ``identifiers.scryfallOracleId`` (or the name where MTGJSON has
+none, as on reversible cards), and yields it once per file with its foreign names and rulings,
+each once per card however many printings repeat them.
+
+Cards are streamed one at a time with ijson (AllPrintings one set at a time, AtomicCards one card
+at a time); what is kept across a file is only what dedupes: card keys and hashes of ruling texts.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+from kb.importers.scryfall import FACE_NAME_SEPARATOR, FACE_TEXT_SEPARATOR
+from kb.importers.streams import (
+    ALL_PRINTINGS,
+    ATOMIC_CARDS,
+    BARE_SET,
+    SET_FILE,
+    iso_date,
+    json_head_events,
+    json_items,
+    json_kvitems,
+    json_object,
+    mtgjson_shape,
+    object_list,
+    optional_str,
+    read_errors_as_parse_errors,
+    read_head,
+    replay,
+    required_str,
+    str_list,
+)
+from kb.locales import canonical_locale
+from kb.records import CardNameRecord, CardRecord, CardRef, ParseError, RulingRecord
+
+MtgjsonRecord = CardRecord | CardNameRecord | RulingRecord
+Face = dict[str, object]
+
+
+def parse(stream: BinaryIO, path: str) -> Iterator[MtgjsonRecord]:
+    """Each Oracle card of the file, followed by its foreign names and rulings, in file order.
+
+    A card comes when all its faces have been read; a later printing of a card already yielded
+    adds only the names and rulings not seen yet. A ruling's ``position`` is its index in the
+    card's ``rulings`` list where first seen, and its date the date there: MTGJSON copies an
+    Oracle card's rulings onto every printing, dates included (no date differs between printings
+    in the 2022 corpus), so keeping the first copy needs no buffering of the file's rulings.
+    A ruling with an empty text (a few promo printings have one) is left out.
+    """
+    with read_errors_as_parse_errors(path):
+        head = read_head(stream).removeprefix(codecs.BOM_UTF8)
+        shape = mtgjson_shape(json_head_events(head))
+        if shape is None:
+            raise ParseError(path, "not an MTGJSON set, AllPrintings or AtomicCards file")
+        cards = _OracleCards(path)
+        for number, value in enumerate(_face_objects(replay(head, stream), shape), start=1):
+            yield from cards.add(json_object(value, f"card {number}", path), f"card {number}")
+        yield from cards.flush()
+
+
+def _face_objects(stream: BinaryIO, shape: str) -> Iterator[object]:
+    if shape == SET_FILE:
+        return json_items(stream, "data.cards.item")
+    if shape == BARE_SET:
+        return json_items(stream, "cards.item")
+    if shape == ALL_PRINTINGS:
+        # One whole set at a time (a set is small): an ijson prefix cannot name "any key".
+        sets = json_kvitems(stream, "data")
+        return (card for _, card_set in sets for card in _list_in(card_set, "cards"))
+    if shape == ATOMIC_CARDS:
+        # A card's faces; a value that is not a list is passed on to be reported as not a card.
+        atomic_cards = json_kvitems(stream, "data")
+        return (
+            face
+            for _, faces in atomic_cards
+            for face in (faces if isinstance(faces, list) else [faces])
+        )
+    raise AssertionError(f"unknown MTGJSON shape {shape}")
+
+
+def _list_in(value: object, key: str) -> list[object]:
+    """``value[key]`` if ``value`` is an object with a list there: a set without cards has none."""
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, list) else []
+
+
+def _oracle_name(face: Face, where: str, path: str) -> tuple[str, tuple[str, ...]]:
+    """The Oracle card's name and face names for one face object.
+
+    A meld card's parts are separate Oracle cards (each its own Scryfall oracle id) although
+    MTGJSON names the front "Bruna, the Fading Light // Brisela, Voice of Nightmares": the part is
+    its ``faceName``. A reversible card repeats one card on both sides ("Zndrsplt, Eye of Wisdom //
+    Zndrsplt, Eye of Wisdom"): that is one face.
+    """
+    full_name = required_str(face, "name", where, path)
+    if face.get("layout") == "meld":
+        return optional_str(face, "faceName", where, path) or full_name, ()
+    return _collapsed_faces(full_name)
+
+
+def _collapsed_faces(full_name: str) -> tuple[str, tuple[str, ...]]:
+    faces = tuple(dict.fromkeys(full_name.split(FACE_NAME_SEPARATOR)))
+    if len(faces) == 1:
+        return faces[0], ()
+    return FACE_NAME_SEPARATOR.join(faces), faces
+
+
+class _OracleCards:
+    """Groups face objects into Oracle cards and remembers what a file has yielded already."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._pending: dict[str, list[tuple[str, Face]]] = {}
+        """Faces read of multi-face cards whose other faces are still to come, by card key."""
+        self._yielded_cards: set[str] = set()
+        self._yielded_names: set[tuple[str, str]] = set()
+        self._yielded_rulings: set[tuple[str, bytes]] = set()
+
+    def add(self, face: Face, where: str) -> Iterator[MtgjsonRecord]:
+        name, face_names = _oracle_name(face, where, self._path)
+        oracle_id = _scryfall_oracle_id(face, where, self._path)
+        key = oracle_id or name
+        if key in self._yielded_cards:
+            yield from self._names_and_rulings(key, CardRef(oracle_id, name), [(where, face)])
+            return
+        group = [*self._pending.pop(key, []), (where, face)]
+        # Printings of one card may interleave their faces ("a", "a", "b", "b"): count sides.
+        if len(_first_face_per_side(group)) < max(len(face_names), 1):
+            self._pending[key] = group
+            return
+        yield from self._card(key, oracle_id, name, face_names, group)
+
+    def flush(self) -> Iterator[MtgjsonRecord]:
+        """The cards some of whose faces the file lacks (an excerpt, a promo of one face)."""
+        for key, group in self._pending.items():
+            where, face = group[0]
+            oracle_id = _scryfall_oracle_id(face, where, self._path)
+            name, face_names = _oracle_name(face, where, self._path)
+            yield from self._card(key, oracle_id, name, face_names, group)
+        self._pending.clear()
+
+    def _card(
+        self,
+        key: str,
+        oracle_id: str | None,
+        name: str,
+        face_names: tuple[str, ...],
+        group: list[tuple[str, Face]],
+    ) -> Iterator[MtgjsonRecord]:
+        faces = _first_face_per_side(group)
+        where, first = faces[0]
+
+        def joined(key: str, separator: str, keep_empty: bool = True) -> str | None:
+            values = [optional_str(face, key, where, self._path) or "" for where, face in faces]
+            kept = values if keep_empty else [value for value in values if value]
+            return separator.join(kept) if any(values) else None
+
+        keywords = (str_list(face, "keywords", where, self._path) for where, face in faces)
+        self._yielded_cards.add(key)
+        yield CardRecord(
+            name=name,
+            oracle_id=oracle_id,
+            # A back face that is never cast (transform, flip) has no cost, rather than "{W} // ".
+            mana_cost=joined("manaCost", FACE_NAME_SEPARATOR, keep_empty=False),
+            type_line=joined("type", FACE_NAME_SEPARATOR),
+            oracle_text=joined("text", FACE_TEXT_SEPARATOR),
+            keywords=tuple(dict.fromkeys(keyword for face in keywords for keyword in face)),
+            layout=optional_str(first, "layout", where, self._path),
+            faces=face_names,
+        )
+        yield from self._names_and_rulings(key, CardRef(oracle_id, name), group)
+
+    def _names_and_rulings(
+        self, key: str, card: CardRef, group: Iterable[tuple[str, Face]]
+    ) -> Iterator[MtgjsonRecord]:
+        for where, face in group:
+            for entry in object_list(face, "foreignData", where, self._path):
+                language = required_str(entry, "language", f"{where} foreignData", self._path)
+                locale = canonical_locale(language) or language
+                if (key, locale) not in self._yielded_names:
+                    self._yielded_names.add((key, locale))
+                    yield CardNameRecord(card, locale, self._foreign_name(face, entry, where))
+            for position, ruling in enumerate(object_list(face, "rulings", where, self._path)):
+                text = required_str(ruling, "text", f"{where} ruling {position + 1}", self._path)
+                if not text.strip():
+                    continue  # A few promo printings carry an empty ruling: nothing to record.
+                text_key = (key, hashlib.blake2b(text.encode(), digest_size=16).digest())
+                if text_key not in self._yielded_rulings:
+                    self._yielded_rulings.add(text_key)
+                    published_on = iso_date(
+                        ruling, "date", f"{where} ruling {position + 1}", self._path
+                    )
+                    yield RulingRecord(card, text, published_on=published_on, position=position)
+
+    def _foreign_name(self, face: Face, entry: Face, where: str) -> str:
+        """A card's name in a language: MTGJSON already joins a multi-face card's foreign face
+        names ("Sonnenuntergang // Sonnenaufgang") on every face, as in its English ``name``; a
+        meld part is named by its own face."""
+        where = f"{where} foreignData"
+        if face.get("layout") == "meld":
+            face_name = optional_str(entry, "faceName", where, self._path)
+            return face_name or required_str(entry, "name", where, self._path)
+        return _collapsed_faces(required_str(entry, "name", where, self._path))[0]
+
+
+def _first_face_per_side(group: list[tuple[str, Face]]) -> list[tuple[str, Face]]:
+    """One face object per side ("a", "b", ...), in side order."""
+    by_side: dict[str, tuple[str, Face]] = {}
+    for where, face in group:
+        by_side.setdefault(str(face.get("side") or ""), (where, face))
+    return [by_side[side] for side in sorted(by_side)]
+
+
+def _scryfall_oracle_id(face: Face, where: str, path: str) -> str | None:
+    identifiers = face.get("identifiers")
+    if identifiers is None:
+        return None
+    return optional_str(json_object(identifiers, where, path), "scryfallOracleId", where, path)

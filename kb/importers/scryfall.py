@@ -1,0 +1,162 @@
+"""Parsers for Scryfall's JSON: rulings and card objects, from bulk files or API responses.
+
+A bulk file is a JSON array of objects (tens of thousands of cards, about 60,000 rulings), an API
+response is one object or a ``{"object": "list", "data": [...]}`` page. Arrays are streamed item
+by item with ijson, so memory does not grow with the file. Items are numbered from 1 in error
+messages ("item 17: ...").
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections import Counter
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from kb.importers.streams import (
+    iso_date,
+    json_items,
+    json_object,
+    object_list,
+    optional_str,
+    read_errors_as_parse_errors,
+    read_head,
+    replay,
+    required_str,
+    str_list,
+)
+from kb.locales import canonical_locale
+from kb.records import CardNameRecord, CardRecord, CardRef, ParseError, RulingRecord
+
+# How Scryfall joins the faces of a multi-face card into one field (as in its own "name").
+FACE_NAME_SEPARATOR = " // "
+FACE_TEXT_SEPARATOR = "\n//\n"
+
+
+def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
+    """Rulings of a Scryfall rulings file, in file order.
+
+    ``position`` numbers each card's rulings from 0 in file order, which is Scryfall's order on
+    the card's page.
+    """
+    positions: Counter[str] = Counter()
+    with read_errors_as_parse_errors(path):
+        for where, item in _objects(stream, path, expected_kind="ruling"):
+            oracle_id = required_str(item, "oracle_id", where, path)
+            yield RulingRecord(
+                card=CardRef(oracle_id=oracle_id),
+                text=required_str(item, "comment", where, path),
+                published_on=iso_date(item, "published_at", where, path),
+                position=positions[oracle_id],
+                origin=optional_str(item, "source", where, path),
+            )
+            positions[oracle_id] += 1
+
+
+def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardRecord | CardNameRecord]:
+    """For each card object, its Oracle card if English, else its printed name in its language.
+
+    Scryfall has one object per printing and language; the English ones carry the Oracle card,
+    the others only add a localized name. A non-English object without a printed name (Scryfall
+    leaves it out where the printing shows the English name) adds nothing.
+    """
+    with read_errors_as_parse_errors(path):
+        for where, item in _objects(stream, path, expected_kind="card"):
+            faces = object_list(item, "card_faces", where, path)
+            oracle_id = _oracle_id(item, faces, where, path)
+            english_name = required_str(item, "name", where, path)
+            lang = optional_str(item, "lang", where, path) or "en"
+            if lang == "en":
+                yield _card_record(item, faces, oracle_id, english_name, where, path)
+                continue
+            printed_name = _printed_name(item, faces, where, path)
+            if printed_name is not None:
+                yield CardNameRecord(
+                    card=CardRef(oracle_id=oracle_id, name=english_name),
+                    locale=canonical_locale(lang) or lang,
+                    name=printed_name,
+                )
+
+
+def _card_record(
+    item: dict[str, object],
+    faces: list[dict[str, object]],
+    oracle_id: str,
+    name: str,
+    where: str,
+    path: str,
+) -> CardRecord:
+    """The Oracle card of an English object; a multi-face card may keep cost and text per face."""
+
+    def card_or_faces(key: str, separator: str, keep_empty: bool = True) -> str | None:
+        value = optional_str(item, key, where, path)
+        if value is not None or not faces:
+            return value
+        face_values = [optional_str(face, key, where, path) or "" for face in faces]
+        kept = (
+            face_values if keep_empty else [face_value for face_value in face_values if face_value]
+        )
+        return separator.join(kept) if any(face_values) else None
+
+    return CardRecord(
+        name=name,
+        oracle_id=oracle_id,
+        # A back face that is never cast (transform, flip) has no cost, rather than "{W} // ".
+        mana_cost=card_or_faces("mana_cost", FACE_NAME_SEPARATOR, keep_empty=False),
+        type_line=card_or_faces("type_line", FACE_NAME_SEPARATOR),
+        oracle_text=card_or_faces("oracle_text", FACE_TEXT_SEPARATOR),
+        keywords=str_list(item, "keywords", where, path),
+        layout=optional_str(item, "layout", where, path),
+        faces=tuple(required_str(face, "name", where, path) for face in faces),
+    )
+
+
+def _oracle_id(
+    item: dict[str, object], faces: list[dict[str, object]], where: str, path: str
+) -> str:
+    """The card's oracle_id; reversible cards keep it on each face instead of the card."""
+    if item.get("oracle_id") is None and faces and faces[0].get("oracle_id") is not None:
+        return required_str(faces[0], "oracle_id", where, path)
+    return required_str(item, "oracle_id", where, path)
+
+
+def _printed_name(
+    item: dict[str, object], faces: list[dict[str, object]], where: str, path: str
+) -> str | None:
+    printed_name = optional_str(item, "printed_name", where, path)
+    if printed_name is not None or not faces:
+        return printed_name
+    face_names = [optional_str(face, "printed_name", where, path) for face in faces]
+    if any(face_name is None for face_name in face_names):
+        return None
+    return FACE_NAME_SEPARATOR.join(face_name for face_name in face_names if face_name)
+
+
+def _objects(
+    stream: BinaryIO, path: str, expected_kind: str
+) -> Iterator[tuple[str, dict[str, object]]]:
+    """The Scryfall objects of a file with where each stands ("item 3"), checked to be objects of
+    ``expected_kind`` when they say their kind.
+
+    A top-level array (a bulk file) is streamed. A top-level object is one API response, small by
+    Scryfall's paging: a list page's ``data`` or the object itself.
+    """
+    head = read_head(stream).removeprefix(codecs.BOM_UTF8)
+    if not head.strip():
+        raise ParseError(path, "empty input")
+    stream = replay(head, stream)
+    if head.lstrip()[:1] == b"[":
+        items: Iterator[object] = json_items(stream, "item")
+    else:
+        response = json_object(next(json_items(stream, "")), "top level", path)
+        if response.get("object") == "list":
+            items = iter(object_list(response, "data", "top level", path))
+        else:
+            items = iter([response])
+    for number, value in enumerate(items, start=1):
+        where = f"item {number}"
+        item = json_object(value, where, path)
+        kind = item.get("object", expected_kind)
+        if kind != expected_kind:
+            raise ParseError(path, f"{where}: object {kind!r} is not a {expected_kind}")
+        yield where, item

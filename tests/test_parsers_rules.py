@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from realdata import realdata
+
+from kb.importers import comprehensive_rules
+from kb.records import MechanicRecord
+
+
+def _parse_file(name: str) -> list[MechanicRecord]:
+    path = realdata(name)
+    with path.open("rb") as stream:
+        return list(comprehensive_rules.parse(stream, str(path)))
+
+
+def _parse_text(text: str) -> list[MechanicRecord]:
+    return list(comprehensive_rules.parse(io.BytesIO(text.encode()), "rules.txt"))
+
+
+def _of_kind(records: list[MechanicRecord], kind: str) -> list[MechanicRecord]:
+    return [record for record in records if record.kind == kind]
+
+
+def test_2022_rules_give_every_keyword_ability_and_action() -> None:
+    records = _parse_file("MagicCompRules_20220429.txt")
+    abilities = _of_kind(records, "keyword_ability")
+    assert len(abilities) == 152
+    assert [int(record.rule.split(".")[1]) for record in abilities if record.rule] == list(
+        range(2, 154)
+    )
+    assert abilities[0] == MechanicRecord(
+        slug="deathtouch",
+        kind="keyword_ability",
+        rule="702.2",
+        names={"en": "Deathtouch"},
+        pattern=r"\bdeathtouch\b",
+        line=abilities[0].line,
+    )
+    assert (abilities[-1].rule, abilities[-1].names) == ("702.153", {"en": "Casualty"})
+    actions = _of_kind(records, "keyword_action")
+    assert (actions[0].rule, actions[0].slug) == ("701.2", "activate")
+    assert (actions[-1].rule, actions[-1].slug) == ("701.47", "connive")
+    assert len(actions) == 46
+    slugs = {record.slug for record in records}
+    assert {"first-strike", "double-strike", "partner", "jump-start"} <= slugs
+    assert "venture-into-the-dungeon" in slugs
+
+
+def test_2024_excerpt_gives_spree_and_outlaw() -> None:
+    records = {
+        record.slug: record
+        for record in _parse_file("MagicCompRules_2024_excerpt_outlaw_spree.txt")
+    }
+    assert (records["spree"].kind, records["spree"].rule) == ("keyword_ability", "702.172")
+    assert records["outlaw"] == MechanicRecord(
+        slug="outlaw",
+        kind="term",
+        rule="700.12",
+        names={"en": "outlaw"},
+        pattern=r"\boutlaws?\b",
+        line=records["outlaw"].line,
+    )
+    assert set(records) == {"outlaw", "plot", "saddle", "spree"}
+
+
+def test_wizards_layout_without_indentation_and_old_line_endings() -> None:
+    text = (
+        "701. Keyword Actions\r702. Keyword Abilities\r\r"  # contents, Mac line endings
+        "702. Keyword Abilities\r\n\r\n"
+        "702.1. Most abilities describe exactly what they do in the card's rules text.\r\n"
+        "702.2. Deathtouch\r\n702.2a Deathtouch is a static ability.\r\n"
+        "702.4. Double Strike\r\n"
+    )
+    records = _parse_text(text)
+    assert [(record.slug, record.rule) for record in records] == [
+        ("deathtouch", "702.2"),
+        ("double-strike", "702.4"),
+    ]
+    assert records[1].line == 9
+
+
+@pytest.mark.parametrize(
+    ("ruling", "matches"),
+    [
+        ("Double strike and first strike both apply.", True),
+        ("A creature with double  strike deals damage twice.", True),
+        ("Doublestrike is not a word.", False),
+    ],
+)
+def test_patterns_match_whole_words_ignoring_case(ruling: str, matches: bool) -> None:
+    [double_strike] = _parse_text("702.4. Double Strike\n")
+    assert double_strike.pattern is not None
+    assert bool(re.search(double_strike.pattern, ruling, re.IGNORECASE)) is matches
+
+
+def test_only_term_definitions_are_terms() -> None:
+    text = (
+        '700.4. The term dies means "is put into a graveyard from the battlefield."\n'
+        "700.6. The term historic refers to an object that has the legendary supertype.\n"
+        "700.12a Some cards refer to outlaws that a player controls.\n"
+    )
+    assert [record.slug for record in _parse_text(text)] == ["historic"]
