@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from kb import migrate
 from kb.db import DEFAULT_DATABASE_URL, make_engine
-from kb.importing import ImportOptions, run_import
+from kb.importing import FORMATS, ImportOptions, plan, run_import
 from kb.locales import LOCALE_CODES
 from kb.records import ParseError
 from kb.site.build import build as build_site
@@ -43,15 +44,24 @@ class App:
             click.echo(message)
 
     @contextmanager
-    def progress(self, length: int, label: str) -> Iterator[Callable[[int], None]]:
-        """A progress bar on a terminal (never with --quiet); yields its update function."""
+    def progress(self, length: int, label: str) -> Iterator[Callable[[int, int], None]]:
+        """A progress bar on a terminal (never with --quiet), showing items done and their rate.
+
+        Yields ``advance(steps, items)``: ``steps`` more of ``length`` are done, ``items`` so far.
+        """
         if self.quiet or not sys.stderr.isatty():
-            yield lambda _steps: None
+            yield lambda _steps, _items: None
             return
+        started = time.monotonic()
+
+        def show(items: int | None) -> str:
+            rate = (items or 0) / max(time.monotonic() - started, 1e-9)
+            return f"{items or 0:,} records, {rate:,.0f}/s"
+
         with click.progressbar(
-            length=length, label=label, file=sys.stderr, show_pos=True, show_eta=True
+            length=length, label=label, file=sys.stderr, show_eta=True, item_show_func=show
         ) as bar:
-            yield bar.update
+            yield lambda steps, items: bar.update(steps, items)
 
 
 class KbError(click.ClickException):
@@ -139,20 +149,36 @@ def db_current(app: App) -> None:
     help="Locale of rulings pages whose footer and title do not tell.",
 )
 @click.option("--card", help="English name of the card of a page whose localized name is new.")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(FORMATS),
+    help="Parse every file as this format instead of recognising it from its content.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="List every warning.")
 @pass_app
 def import_command(
-    app: App, paths: tuple[Path, ...], locale: str | None, card: str | None, verbose: bool
+    app: App,
+    paths: tuple[Path, ...],
+    locale: str | None,
+    card: str | None,
+    format_: str | None,
+    verbose: bool,
 ) -> None:
     """Import files and folders into the store, in one transaction.
 
-    Reads kb's catalog (TOML) and rulings pages in either style. A bad file aborts the run and
-    leaves the store exactly as it was.
+    Recognises each file's format from its content: kb's catalog (TOML), rulings pages in either
+    style, Scryfall rulings and card files, MTGJSON set files, AllPrintings and AtomicCards, and
+    the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad file aborts the run
+    and leaves the store exactly as it was.
     """
-    options = ImportOptions(locale=locale, card=card)
+    options = ImportOptions(locale=locale, card=card, format=format_)
     with clear_errors():
         engine = app.engine()
-        summary = run_import(engine, paths, options)
+        files = plan(paths, options)
+        total = sum(item.size for item in files)
+        with app.progress(total, "importing") as advance:
+            summary = run_import(engine, paths, options, progress=advance, files=files)
     for line in summary.lines(verbose):
         app.echo(line)
 

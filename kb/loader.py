@@ -126,7 +126,6 @@ class Loader:
         self.connection = connection
         self.now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
         self.summary = Summary()
-        self.source_id: int | None = None
         self.path = ""
         self._mechanics = {
             row.slug: _Mechanic(row.id, row.slug, row.kind, row.rule, row.pattern)
@@ -137,29 +136,42 @@ class Loader:
 
     # Sources
 
-    def begin_source(self, uri: str, format: str, sha256: str) -> None:
-        """Records that follow come from this file; the same content is one source, once."""
+    def begin_source(self, uri: str, format: str) -> None:
+        """Records that follow come from this file.
+
+        Its ``sources`` row is written with the first row it adds: a file that adds nothing (a
+        re-import) writes nothing at all.
+        """
         self.path = uri
-        existing = self.connection.execute(
-            select(sources.c.id).where(sources.c.sha256 == sha256).order_by(sources.c.id)
-        ).first()
-        if existing is not None:
-            self.source_id = existing.id
-            self._source_is_new = False
-            return
-        self.source_id = self.connection.execute(
-            insert(sources)
-            .values(uri=uri, format=format, sha256=sha256, imported_at=self.now)
-            .returning(sources.c.id)
-        ).scalar_one()
-        self._source_is_new = True
+        self._source_format = format
+        self._source_id: int | None = None
         self._counts_before = Counter(self.summary.counts)
 
-    def end_source(self) -> None:
-        if self._source_is_new:
-            added = self.summary.counts - self._counts_before
+    def _source(self) -> int:
+        if self._source_id is None:
+            self._source_id = self.connection.execute(
+                insert(sources)
+                .values(uri=self.path, format=self._source_format, sha256="", imported_at=self.now)
+                .returning(sources.c.id)
+            ).scalar_one()
+        return self._source_id
+
+    def end_source(self, sha256: str) -> None:
+        """Record the file's checksum and what it added, if it added anything."""
+        added = Counter(
+            {
+                key: self.summary.counts[key] - self._counts_before[key]
+                for key in Summary.CHANGES
+                if self.summary.counts[key] > self._counts_before[key]
+            }
+        )
+        if added:
+            self._source()
+        if self._source_id is not None:
             self.connection.execute(
-                update(sources).where(sources.c.id == self.source_id).values(stats=dict(added))
+                update(sources)
+                .where(sources.c.id == self._source_id)
+                .values(sha256=sha256, stats=dict(sorted(added.items())))
             )
 
     # Records
@@ -349,22 +361,24 @@ class Loader:
             )
             existing.update({(row[0], row[1]): row[2] for row in self.connection.execute(query)})
         with_source = "source_id" in table.c
-        extra = {"source_id": self.source_id} if with_source else {}
         new_rows = []
         for (owner_id, locale), name in wanted.items():
             old = existing.get((owner_id, locale))
             if old is None:
-                new_rows.append({owner: owner_id, "locale": locale, "name": name, **extra})
+                new_rows.append({owner: owner_id, "locale": locale, "name": name})
             elif old != name:
                 self.connection.execute(
                     update(table)
                     .where(and_(owner_column == owner_id, table.c.locale == locale))
-                    .values(name=name, **extra)
+                    .values(name=name, **({"source_id": self._source()} if with_source else {}))
                 )
                 self.summary.counts[f"{counter} changed" if with_source else counter] += 1
             elif with_source:
                 self.summary.counts[f"{counter} unchanged"] += 1
         if new_rows:
+            if with_source:
+                for row in new_rows:
+                    row["source_id"] = self._source()
             self.connection.execute(insert(table), new_rows)
             if with_source:
                 self.summary.counts[f"{counter} new"] += len(new_rows)
@@ -555,7 +569,7 @@ class Loader:
                         "ruling_id": ruling_id,
                         "published_on": record.published_on,
                         "position": position,
-                        "source_id": self.source_id,
+                        "source_id": self._source(),
                     }
                 )
             elif old.published_on is None and record.published_on is not None:
@@ -571,7 +585,7 @@ class Loader:
                     .values(
                         published_on=record.published_on,
                         position=record.position if record.position is not None else old.position,
-                        source_id=self.source_id,
+                        source_id=self._source(),
                     )
                 )
                 self.summary.counts["links dated"] += 1

@@ -16,11 +16,6 @@ from sqlalchemy.engine import Engine, make_url
 from kb import migrate
 from kb.db import make_engine
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "data"
-SHARED = ROOT.parent / "shared"
-SEEDS = SHARED / "seeds"
-REALDATA = SHARED / "realdata"
 POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
 
 ENGINES = [
@@ -35,13 +30,6 @@ ENGINES = [
         ],
     ),
 ]
-
-
-def require_shared(path: Path) -> Path:
-    """``path`` under ../shared, or skip: the real third-party files are not in this checkout."""
-    if not path.exists():
-        pytest.skip(f"{path} is absent: ../shared (real third-party data) is not beside the repo")
-    return path
 
 
 class PostgresDatabases:

@@ -1,4 +1,5 @@
-"""Where the real third-party files live: ../shared/realdata beside the project, never inside it."""
+"""Where test inputs live: the project's data/, and the real third-party files in
+../shared/realdata beside the project, never inside it."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+SHARED = ROOT.parent / "shared"
 REALDATA = SHARED / "realdata"
 
 

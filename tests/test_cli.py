@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from realdata import DATA, ROOT
 
 from kb.cli import cli
-from tests.conftest import DATA, ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

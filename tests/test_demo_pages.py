@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from realdata import DATA
 from sqlalchemy.engine import Engine
 
 from kb.importing import run_import
 from kb.site.build import build
-from tests.conftest import DATA
 
 
 @pytest.fixture

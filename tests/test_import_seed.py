@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from realdata import DATA
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from kb import db
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
-from tests.conftest import DATA
 
 CATALOG = DATA / "catalog.toml"
 GERMAN_PAGE = DATA / "pages" / "de-three-steps-ahead.txt"

@@ -88,8 +88,14 @@ def test_english_card_object() -> None:
     assert card.oracle_text is not None and card.oracle_text.startswith("Spree (")
 
 
-def test_german_card_object_gives_its_printed_name() -> None:
-    [name] = _cards(realdata("scryfall_card_m21_2_de_alpine_watchdog.json").read_bytes())
+def test_german_card_object_gives_the_card_and_its_printed_name() -> None:
+    [card, name] = _cards(realdata("scryfall_card_m21_2_de_alpine_watchdog.json").read_bytes())
+    assert isinstance(card, CardRecord)
+    assert (card.name, card.type_line, card.keywords) == (
+        "Alpine Watchdog",
+        "Creature — Dog",
+        ("Vigilance",),
+    )
     assert isinstance(name, CardNameRecord)
     assert (name.locale, name.name) == ("de", "Alpiner Wachhund")
     assert name.card.name == "Alpine Watchdog"
@@ -145,7 +151,13 @@ def test_foreign_multi_face_and_reversible_cards() -> None:
         ],
     }
     no_printed_name = {"oracle_id": "x", "lang": "fr", "name": "X"}
-    names = _cards(json.dumps([japanese_fire_ice, phyrexian_reversible, no_printed_name]).encode())
+    records = _cards(json.dumps([japanese_fire_ice, phyrexian_reversible, no_printed_name]).encode())
+    assert [card.name for card in records if isinstance(card, CardRecord)] == [
+        "Fire // Ice",
+        "Zndrsplt // Zndrsplt",
+        "X",
+    ]
+    names = [name for name in records if isinstance(name, CardNameRecord)]
     assert names == [
         CardNameRecord(CardRef(oracle_id="fi", name="Fire // Ice"), "ja", "火 // 氷"),
         CardNameRecord(CardRef(oracle_id="z", name="Zndrsplt // Zndrsplt"), "ph", "Zndrsplt-ph"),

@@ -54,20 +54,25 @@ def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
 
 
 def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardRecord | CardNameRecord]:
-    """For each card object, its Oracle card if English, else its printed name in its language.
+    """For each Oracle card, its card record once; for each non-English object, its printed name.
 
-    Scryfall has one object per printing and language; the English ones carry the Oracle card,
-    the others only add a localized name. A non-English object without a printed name (Scryfall
-    leaves it out where the printing shows the English name) adds nothing.
+    Scryfall has one object per printing and language. Every object carries the Oracle card in
+    English (``name``, ``oracle_text``, ...), so the first object of a card gives the card, even
+    in a file of German printings only; the non-English ones add a localized name. A non-English
+    object without a printed name (Scryfall leaves it out where the printing shows the English
+    name) adds no name.
     """
+    cards_seen: set[str] = set()
     with read_errors_as_parse_errors(path):
         for where, item in _objects(stream, path, expected_kind="card"):
             faces = object_list(item, "card_faces", where, path)
             oracle_id = _oracle_id(item, faces, where, path)
             english_name = required_str(item, "name", where, path)
+            if oracle_id not in cards_seen:
+                cards_seen.add(oracle_id)
+                yield _card_record(item, faces, oracle_id, english_name, where, path)
             lang = optional_str(item, "lang", where, path) or "en"
             if lang == "en":
-                yield _card_record(item, faces, oracle_id, english_name, where, path)
                 continue
             printed_name = _printed_name(item, faces, where, path)
             if printed_name is not None:
@@ -86,7 +91,7 @@ def _card_record(
     where: str,
     path: str,
 ) -> CardRecord:
-    """The Oracle card of an English object; a multi-face card may keep cost and text per face."""
+    """The Oracle card of an object; a multi-face card may keep cost and text per face."""
 
     def card_or_faces(key: str, separator: str, keep_empty: bool = True) -> str | None:
         value = optional_str(item, key, where, path)
@@ -143,7 +148,7 @@ def _objects(
     """
     head = read_head(stream).removeprefix(codecs.BOM_UTF8)
     if not head.strip():
-        raise ParseError(path, "empty input")
+        raise ParseError(path, "the file is empty", 1)
     stream = replay(head, stream)
     if head.lstrip()[:1] == b"[":
         items: Iterator[object] = json_items(stream, "item")

@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, BinaryIO, Final
+from typing import IO, Any, BinaryIO, Final, cast
 
 import ijson  # type: ignore[import-untyped]  # ijson ships no type hints
 
@@ -90,9 +90,29 @@ def _inputs_of_file(path: Path) -> Iterator[Input]:
             yield Input(path, member)
 
 
+class _Digesting(io.RawIOBase):
+    """Feeds every byte read from ``raw`` to ``digest``: provenance checksums in the same pass."""
+
+    def __init__(self, raw: IO[bytes], digest: Any) -> None:
+        self._raw = raw
+        self._digest = digest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self._raw.read(len(buffer))
+        buffer[: len(data)] = data
+        self._digest.update(data)
+        return len(data)
+
+
 @contextlib.contextmanager
-def open_input(source: Input | str | Path) -> Iterator[BinaryIO]:
-    """The input's content as a binary stream, decompressed when gzip, xz or bzip2 (by content)."""
+def open_input(source: Input | str | Path, digest: Any = None) -> Iterator[BinaryIO]:
+    """The input's content as a binary stream, decompressed when gzip, xz or bzip2 (by content).
+
+    With ``digest`` (a hashlib object), the stored bytes read are fed to it as they stream by.
+    """
     source = source if isinstance(source, Input) else Input(Path(source))
     with contextlib.ExitStack() as stack:
         raw: IO[bytes]
@@ -101,6 +121,8 @@ def open_input(source: Input | str | Path) -> Iterator[BinaryIO]:
         else:
             archive = stack.enter_context(zipfile.ZipFile(source.path))
             raw = stack.enter_context(archive.open(source.member))
+        if digest is not None:
+            raw = cast(IO[bytes], _Digesting(raw, digest))
         yield stack.enter_context(_decompressed(raw))
 
 
@@ -220,14 +242,16 @@ def detect_format(source: Input | str | Path) -> str:
 def sniff_format(head: bytes, name: str) -> str:
     """The format of content that starts with ``head`` (see detect_format)."""
     if not head.strip():
-        raise ParseError(name, "empty input")
+        raise ParseError(name, "the file is empty", 1)
     if b"\x00" in head:
         raise ParseError(name, "binary content, not a known source format")
     try:
         # Not final: the head may end in the middle of a multi-byte character.
         text = codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=False)
     except UnicodeDecodeError as error:
-        raise ParseError(name, f"not UTF-8 text (byte {error.start}: {error.reason})") from error
+        line = head[: error.start].count(b"\n") + 1
+        reason = f"not valid UTF-8 (byte 0x{head[error.start]:02x})"
+        raise ParseError(name, reason, line) from error
     if text.lstrip()[:1] in ("[", "{"):
         return _sniff_json(json_head_events(text.lstrip().encode()), name)
     if _RULE_NUMBER.search(text):
