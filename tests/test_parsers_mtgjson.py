@@ -209,14 +209,20 @@ def test_whole_2022_corpus() -> None:
     flip = cards_by_name["Bushi Tenderfoot // Kenzo the Hardhearted"]
     assert (flip.layout, flip.mana_cost) == ("flip", "{W}")  # the flipped face has no cost
     assert flip.faces == ("Bushi Tenderfoot", "Kenzo the Hardhearted")
-    # Each part of a meld pair is its own Oracle card, with its own Scryfall oracle id.
+    # Each part of a meld pair is its own Oracle card, with its own Scryfall oracle id; a front
+    # part knows the melded card on its back as its second face.
     meld_parts = [
         "Bruna, the Fading Light",
         "Gisela, the Broken Blade",
         "Brisela, Voice of Nightmares",
     ]
     meld = [cards_by_name[name] for name in meld_parts]
-    assert [(card.layout, card.faces) for card in meld] == [("meld", ())] * 3
+    melded = "Brisela, Voice of Nightmares"
+    assert [(card.layout, card.faces) for card in meld] == [
+        ("meld", ("Bruna, the Fading Light", melded)),
+        ("meld", ("Gisela, the Broken Blade", melded)),
+        ("meld", ()),
+    ]
     assert len({card.oracle_id for card in meld}) == 3
     reversible = cards_by_name["Zndrsplt, Eye of Wisdom"]
     assert reversible.faces == ()

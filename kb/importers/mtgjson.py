@@ -23,13 +23,13 @@ from kb.importers.streams import (
     ATOMIC_CARDS,
     BARE_SET,
     SET_FILE,
-    iso_date,
     json_head_events,
     json_items,
     json_kvitems,
     json_object,
     mtgjson_shape,
     object_list,
+    optional_iso_date,
     optional_str,
     read_errors_as_parse_errors,
     read_head,
@@ -96,12 +96,15 @@ def _oracle_name(face: Face, where: str, path: str) -> tuple[str, tuple[str, ...
 
     A meld card's parts are separate Oracle cards (each its own Scryfall oracle id) although
     MTGJSON names the front "Bruna, the Fading Light // Brisela, Voice of Nightmares": the part is
-    its ``faceName``. A reversible card repeats one card on both sides ("Zndrsplt, Eye of Wisdom //
-    Zndrsplt, Eye of Wisdom"): that is one face.
+    its ``faceName``, and its faces are itself and the melded card on its back. A reversible
+    card repeats one card on both sides ("Zndrsplt, Eye of Wisdom // Zndrsplt, Eye of Wisdom"):
+    that is one face.
     """
     full_name = required_str(face, "name", where, path)
     if face.get("layout") == "meld":
-        return optional_str(face, "faceName", where, path) or full_name, ()
+        return optional_str(face, "faceName", where, path) or full_name, _collapsed_faces(
+            full_name
+        )[1]
     return _collapsed_faces(full_name)
 
 
@@ -194,7 +197,7 @@ class _OracleCards:
                 text_key = (key, hashlib.blake2b(text.encode(), digest_size=16).digest())
                 if text_key not in self._yielded_rulings:
                     self._yielded_rulings.add(text_key)
-                    published_on = iso_date(
+                    published_on = optional_iso_date(
                         ruling, "date", f"{where} ruling {position + 1}", self._path
                     )
                     yield RulingRecord(card, text, published_on=published_on, position=position)

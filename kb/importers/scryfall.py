@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from kb.importers.streams import (
-    iso_date,
     json_items,
     json_object,
     object_list,
+    optional_iso_date,
     optional_str,
     read_errors_as_parse_errors,
     read_head,
@@ -46,7 +46,7 @@ def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
             yield RulingRecord(
                 card=CardRef(oracle_id=oracle_id),
                 text=required_str(item, "comment", where, path),
-                published_on=iso_date(item, "published_at", where, path),
+                published_on=optional_iso_date(item, "published_at", where, path),
                 position=positions[oracle_id],
                 origin=optional_str(item, "source", where, path),
             )

@@ -383,6 +383,12 @@ def iso_date(item: dict[str, object], key: str, where: str, name: str) -> dt.dat
     raise ParseError(name, f"{where}: {key} {_shown(value)} is not a date YYYY-MM-DD")
 
 
+def optional_iso_date(item: dict[str, object], key: str, where: str, name: str) -> dt.date | None:
+    """``item[key]`` as a date, or None where it is null or missing (kb's own exports of undated
+    links write null)."""
+    return None if item.get(key) is None else iso_date(item, key, where, name)
+
+
 def json_object(value: object, where: str, name: str) -> dict[str, object]:
     """``value``, which must be a JSON object."""
     if not isinstance(value, dict):
