@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import click
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from kb import migrate
+from kb import db, migrate
 from kb.db import DEFAULT_DATABASE_URL, make_engine
+from kb.exporting import EXPORT_FORMATS, export
 from kb.importing import FORMATS, ImportOptions, plan, run_import
 from kb.locales import LOCALE_CODES
 from kb.records import ParseError
@@ -181,6 +183,47 @@ def import_command(
             summary = run_import(engine, paths, options, progress=advance, files=files)
     for line in summary.lines(verbose):
         app.echo(line)
+
+
+@cli.command("sources")
+@pass_app
+def sources_command(app: App) -> None:
+    """List the imported files: when, which format, their checksum, and what each added."""
+    with clear_errors(), app.engine().connect() as connection:
+        rows = connection.execute(select(db.Source.__table__).order_by(db.Source.id)).all()
+    for source in rows:
+        added = ", ".join(f"{count} {what}" for what, count in (source.stats or {}).items())
+        click.echo(
+            f"{source.id}  {source.imported_at:%Y-%m-%d %H:%M:%S}  {source.format}  "
+            f"sha256:{source.sha256[:12]}  {source.uri}"
+        )
+        click.echo(f"    added: {added or 'nothing'}")
+
+
+@cli.command("export")
+@click.option("--format", "format_", type=click.Choice(EXPORT_FORMATS), required=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write (default: standard output).",
+)
+@pass_app
+def export_command(app: App, format_: str, out: Path | None) -> None:
+    """Write the store in an anchor's format: MTGJSON AtomicCards, Scryfall rulings, or CSV.
+
+    The MTGJSON export holds every card, face, name, ruling and link: importing it into an empty
+    store gives the same store.
+    """
+    with clear_errors(), app.engine().connect() as connection:
+        if out is None:
+            export(connection, format_, sys.stdout)
+            return
+        # Written beside the target and renamed, so a failed export leaves no half file.
+        partial = out.with_name(f".{out.name}.partial")
+        with partial.open("w", encoding="utf-8", newline="") as file:
+            cards = export(connection, format_, file)
+        partial.replace(out)
+    app.echo(f"{cards} cards written to {out}")
 
 
 @cli.command("build")

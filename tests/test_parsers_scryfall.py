@@ -151,7 +151,9 @@ def test_foreign_multi_face_and_reversible_cards() -> None:
         ],
     }
     no_printed_name = {"oracle_id": "x", "lang": "fr", "name": "X"}
-    records = _cards(json.dumps([japanese_fire_ice, phyrexian_reversible, no_printed_name]).encode())
+    records = _cards(
+        json.dumps([japanese_fire_ice, phyrexian_reversible, no_printed_name]).encode()
+    )
     assert [card.name for card in records if isinstance(card, CardRecord)] == [
         "Fire // Ice",
         "Zndrsplt // Zndrsplt",

@@ -1,0 +1,220 @@
+"""``kb export``: what the store holds, in the anchors' own formats.
+
+- ``mtgjson``: MTGJSON's AtomicCards layout (``{"meta", "data": {name: [card]}}``) with
+  ``foreignData``, ``rulings``, ``keywords`` and ``identifiers.scryfallOracleId``: everything kb
+  imports back (cards, faces, names, rulings with dates, links).
+- ``scryfall-rulings``: Scryfall's rulings bulk file, for cards with an ``oracle_id``.
+- ``csv``: one row per card–ruling link, for spreadsheets.
+
+Cards are read a chunk at a time in name order and written as they are read, so memory stays
+flat, and the same store always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from kb import db
+from kb.loader import chunks
+from kb.locales import BY_CODE
+
+EXPORT_FORMATS = ("mtgjson", "scryfall-rulings", "csv")
+FACE_SEPARATOR = " // "
+
+
+@dataclass(frozen=True)
+class LinkView:
+    text: str
+    published_on: str | None
+    position: int
+    origin: str | None
+    mechanics: tuple[str, ...]
+
+
+@dataclass
+class CardExport:
+    name: str
+    oracle_id: str | None
+    mana_cost: str | None
+    type_line: str | None
+    oracle_text: str | None
+    layout: str | None
+    faces: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    keywords: list[str] = field(default_factory=list)
+    rulings: list[LinkView] = field(default_factory=list)
+
+
+def cards_for_export(connection: Connection) -> Iterator[CardExport]:
+    """Every card with its faces, names, keywords and rulings (page order), in name order."""
+    ids = connection.execute(select(db.Card.id).order_by(db.Card.name)).scalars().all()
+    for chunk in chunks(ids):
+        yield from _load_chunk(connection, chunk)
+
+
+def _load_chunk(connection: Connection, ids: list[int]) -> Iterator[CardExport]:
+    rows = connection.execute(select(db.Card).where(db.Card.id.in_(ids))).mappings()
+    cards = {
+        row["id"]: CardExport(
+            row["name"],
+            row["oracle_id"],
+            row["mana_cost"],
+            row["type_line"],
+            row["oracle_text"],
+            row["layout"],
+        )
+        for row in rows
+    }
+    faces = select(db.CardFace.card_id, db.CardFace.name).where(db.CardFace.card_id.in_(ids))
+    for card_id, name in connection.execute(faces.order_by(db.CardFace.position)):
+        cards[card_id].faces.append(name)
+    names = select(db.CardName.card_id, db.CardName.locale, db.CardName.name).where(
+        db.CardName.card_id.in_(ids), db.CardName.locale != "en"
+    )
+    for card_id, locale, name in connection.execute(names.order_by(db.CardName.locale)):
+        cards[card_id].names[locale] = name
+    keywords = (
+        select(db.CardMechanic.card_id, db.MechanicName.name)
+        .join(db.Mechanic, db.Mechanic.id == db.CardMechanic.mechanic_id)
+        .join(db.MechanicName, db.MechanicName.mechanic_id == db.Mechanic.id)
+        .where(
+            db.CardMechanic.card_id.in_(ids),
+            db.Mechanic.kind.startswith("keyword"),
+            db.MechanicName.locale == "en",
+        )
+        .order_by(db.MechanicName.name)
+    )
+    for card_id, name in connection.execute(keywords):
+        cards[card_id].keywords.append(name)
+    tags: dict[int, list[str]] = {}
+    links = (
+        select(
+            db.CardRuling.card_id,
+            db.CardRuling.ruling_id,
+            db.CardRuling.published_on,
+            db.CardRuling.position,
+            db.Ruling.text,
+            db.Ruling.origin,
+        )
+        .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id)
+        .where(db.CardRuling.card_id.in_(ids))
+    ).subquery()
+    ruling_tags = (
+        select(db.RulingMechanic.ruling_id, db.Mechanic.slug)
+        .join(db.Mechanic, db.Mechanic.id == db.RulingMechanic.mechanic_id)
+        .where(db.RulingMechanic.ruling_id.in_(select(links.c.ruling_id)))
+        .order_by(db.Mechanic.slug)
+    )
+    for ruling_id, slug in connection.execute(ruling_tags):
+        tags.setdefault(ruling_id, []).append(slug)
+    page_order = (links.c.published_on.is_(None), links.c.published_on, links.c.position)
+    for row in connection.execute(select(links).order_by(links.c.card_id, *page_order)):
+        cards[row.card_id].rulings.append(
+            LinkView(
+                row.text,
+                row.published_on.isoformat() if row.published_on else None,
+                row.position,
+                row.origin,
+                tuple(tags.get(row.ruling_id, ())),
+            )
+        )
+    for card_id in ids:
+        yield cards[card_id]
+
+
+def export(connection: Connection, format: str, out: TextIO) -> int:
+    """Write the store to ``out`` in ``format``; returns how many cards were written."""
+    writers = {"mtgjson": _mtgjson, "scryfall-rulings": _scryfall_rulings, "csv": _csv}
+    return writers[format](cards_for_export(connection), out)
+
+
+def _mtgjson_card(card: CardExport) -> dict[str, Any]:
+    # A meld part is stored under its own name with the melded card as its second face; MTGJSON
+    # names it by both, with the part as faceName.
+    if card.faces and FACE_SEPARATOR.join(card.faces) != card.name:
+        full_name, face_name = FACE_SEPARATOR.join(card.faces), card.name
+    else:
+        full_name, face_name = card.name, None
+    item: dict[str, Any] = {"name": full_name}
+    if face_name is not None:
+        item["faceName"] = face_name
+    fields = {
+        "layout": card.layout,
+        "manaCost": card.mana_cost,
+        "type": card.type_line,
+        "text": card.oracle_text,
+    }
+    item.update({key: value for key, value in fields.items() if value is not None})
+    item["keywords"] = card.keywords
+    if card.oracle_id:
+        item["identifiers"] = {"scryfallOracleId": card.oracle_id}
+    item["foreignData"] = [
+        {"language": BY_CODE[locale].english_name, "name": name}
+        for locale, name in card.names.items()
+    ]
+    item["rulings"] = [{"date": link.published_on, "text": link.text} for link in card.rulings]
+    return item
+
+
+def _mtgjson(cards: Iterator[CardExport], out: TextIO) -> int:
+    out.write('{"meta": {"source": "kb"}, "data": {')
+    written = 0
+    for card in cards:
+        out.write(",\n" if written else "\n")
+        out.write(json.dumps(card.name, ensure_ascii=False))
+        out.write(": ")
+        out.write(json.dumps([_mtgjson_card(card)], ensure_ascii=False, sort_keys=True))
+        written += 1
+    out.write("\n}}\n")
+    return written
+
+
+def _scryfall_rulings(cards: Iterator[CardExport], out: TextIO) -> int:
+    out.write("[")
+    first = True
+    written = 0
+    for card in cards:
+        if card.oracle_id is None:
+            continue
+        written += 1
+        for link in card.rulings:
+            ruling = {"object": "ruling", "oracle_id": card.oracle_id}
+            if link.origin is not None:
+                ruling["source"] = link.origin
+            ruling |= {"published_at": link.published_on, "comment": link.text}
+            out.write("\n" if first else ",\n")
+            out.write(json.dumps(ruling, ensure_ascii=False))
+            first = False
+    out.write("\n]\n")
+    return written
+
+
+CSV_COLUMNS = ("card", "oracle_id", "published_on", "position", "origin", "mechanics", "text")
+
+
+def _csv(cards: Iterator[CardExport], out: TextIO) -> int:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    written = 0
+    for card in cards:
+        written += 1
+        for link in card.rulings:
+            writer.writerow(
+                (
+                    card.name,
+                    card.oracle_id or "",
+                    link.published_on or "",
+                    link.position,
+                    link.origin or "",
+                    " ".join(link.mechanics),
+                    link.text,
+                )
+            )
+    return written

@@ -1,0 +1,114 @@
+"""Exports in the anchors' formats import back into the same store."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from realdata import DATA, realdata
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from kb import db, migrate
+from kb.db import make_engine
+from kb.exporting import export
+from kb.importing import run_import
+
+
+def contents(engine: Engine) -> dict[str, object]:
+    """The store's cards, faces, names, rulings and links, keyed by names and texts, not ids."""
+    with engine.connect() as connection:
+        cards = {
+            row.id: (
+                row.name,
+                row.oracle_id,
+                row.mana_cost,
+                row.type_line,
+                row.oracle_text,
+                row.layout,
+            )
+            for row in connection.execute(select(db.Card.__table__))
+        }
+        rulings = {r.id: r.text for r in connection.execute(select(db.Ruling.id, db.Ruling.text))}
+        faces = sorted(
+            (cards[r.card_id][0], r.position, r.name)
+            for r in connection.execute(select(db.CardFace.__table__))
+        )
+        names = sorted(
+            (cards[r.card_id][0], r.locale, r.name)
+            for r in connection.execute(select(db.CardName.__table__))
+        )
+        links = connection.execute(select(db.CardRuling.__table__)).all()
+    by_card: dict[str, list[tuple[object, ...]]] = {}
+    for link in links:
+        by_card.setdefault(cards[link.card_id][0], []).append(
+            (link.published_on is None, link.published_on, link.position, rulings[link.ruling_id])
+        )
+    # Positions are compared as page order: an export renumbers them from 0.
+    page_order = {
+        card: [(published_on, text) for _, published_on, _, text in sorted(items)]
+        for card, items in by_card.items()
+    }
+    return {
+        "cards": sorted(cards.values()),
+        "faces": faces,
+        "names": names,
+        "rulings": sorted(rulings.values()),
+        "links": page_order,
+    }
+
+
+def round_trip(engine: Engine, tmp_path: Path) -> Engine:
+    exported = tmp_path / "export.json"
+    with engine.connect() as connection, exported.open("w", encoding="utf-8") as out:
+        export(connection, "mtgjson", out)
+    copy = make_engine(f"sqlite:///{tmp_path / 'copy.sqlite'}")
+    migrate.upgrade(copy)
+    run_import(copy, [exported])
+    return copy
+
+
+def test_mtgjson_export_round_trips_the_demo_store(engine: Engine, tmp_path: Path) -> None:
+    run_import(engine, [DATA])
+    copy = round_trip(engine, tmp_path)
+    assert contents(copy) == contents(engine)
+
+
+def test_mtgjson_export_round_trips_real_multi_face_cards(engine: Engine, tmp_path: Path) -> None:
+    sets = realdata("mtgjson-sets-2022-05")
+    # Split (Who // What ...), adventure (ELD), flip (CHK), meld and transform (EMN).
+    run_import(engine, [sets / "UST.json.gz", sets / "ELD.json.gz", sets / "EMN.json.gz"])
+    copy = round_trip(engine, tmp_path)
+    assert contents(copy) == contents(engine)
+
+
+def test_scryfall_rulings_export_round_trips_links_and_origins(
+    engine: Engine, tmp_path: Path
+) -> None:
+    run_import(engine, [DATA, realdata("scryfall_rulings_list_derevi.json")])
+    buffer = io.StringIO()
+    with engine.connect() as connection:
+        export(connection, "scryfall-rulings", buffer)
+    rulings = json.loads(buffer.getvalue())
+    assert len(rulings) == 33  # Derevi is not a known card: its rulings were warned about
+    assert {r["oracle_id"] for r in rulings} == {
+        "282dfeaa-6243-4f92-838a-5cb54fa85184",
+        "d262f3e1-b5bc-4dab-86c2-cd89c2419e54",
+    }
+    exported = tmp_path / "rulings.json"
+    exported.write_text(buffer.getvalue(), encoding="utf-8")
+    assert not run_import(engine, [exported]).changed
+
+
+def test_csv_export_has_one_row_per_link(engine: Engine) -> None:
+    run_import(engine, [DATA])
+    buffer = io.StringIO()
+    with engine.connect() as connection:
+        assert export(connection, "csv", buffer) == 2
+    rows = list(csv.DictReader(io.StringIO(buffer.getvalue())))
+    assert len(rows) == 33
+    german = [row for row in rows if row["card"] == "Three Steps Ahead"]
+    assert {row["published_on"] for row in german} == {"2024-04-12"}
+    assert sum("spree" in row["mechanics"].split() for row in rows) == 24

@@ -1,0 +1,273 @@
+"""Real files from Scryfall, MTGJSON and Wizards import into one store where each ruling exists
+once (../shared/realdata; skipped, saying why, where it is absent)."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+from realdata import DATA, realdata
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from kb import db
+from kb.db import make_engine
+from kb.importing import ImportOptions, run_import
+from kb.records import ParseError
+
+TSA = "Three Steps Ahead"
+CITC = "Caught in the Crossfire"
+
+
+def scalar(engine: Engine, query: object) -> object:
+    with engine.connect() as connection:
+        return connection.execute(query).scalar_one()  # type: ignore[call-overload]
+
+
+def card_dates(engine: Engine, name: str) -> list[str | None]:
+    query = (
+        select(db.CardRuling.published_on)
+        .join(db.Card, db.Card.id == db.CardRuling.card_id)
+        .where(db.Card.name == name)
+    )
+    with engine.connect() as connection:
+        return [d.isoformat() if d else None for d in connection.execute(query).scalars()]
+
+
+def test_mtgjson_excerpt_with_the_seed_pages_keeps_one_ruling_each(engine: Engine) -> None:
+    summary = run_import(engine, [DATA, realdata("mtgjson_OTJ_excerpt.json")])
+    pair = select(db.Card.id).where(db.Card.name.in_([TSA, CITC]))
+    rulings = select(func.count(func.distinct(db.CardRuling.ruling_id))).where(
+        db.CardRuling.card_id.in_(pair)
+    )
+    assert scalar(engine, rulings) == 21
+    assert (
+        scalar(
+            engine,
+            select(func.count())
+            .select_from(db.Ruling)
+            .where(db.Ruling.text == "If the copied permanent has {X} in its mana cost, X is 0."),
+        )
+        == 1
+    )
+    assert (
+        scalar(
+            engine,
+            select(func.count())
+            .select_from(db.Ruling)
+            .where(db.Ruling.text.contains("has in its mana cost")),
+        )
+        == 0
+    )
+    # MTGJSON (cards and rulings) goes before rulings pages: the good text came first.
+    assert summary.counts["rulings improved"] == 0
+    assert card_dates(engine, TSA) == ["2024-04-12"] * 18
+    assert card_dates(engine, CITC) == ["2024-04-12"] * 15
+    names = (
+        select(func.count())
+        .select_from(db.CardName)
+        .join(db.Card)
+        .where(db.Card.name == TSA, db.CardName.locale != "en")
+    )
+    assert scalar(engine, names) == 7
+
+
+def test_the_mtgjson_excerpt_first_then_the_seed_pages(engine: Engine) -> None:
+    run_import(engine, [realdata("mtgjson_OTJ_excerpt.json")])
+    summary = run_import(engine, [DATA])
+    assert summary.counts["rulings new"] == 0
+    assert summary.counts["links new"] == 0
+    assert (
+        scalar(
+            engine,
+            select(func.count())
+            .select_from(db.Ruling)
+            .where(db.Ruling.text == "If the copied permanent has {X} in its mana cost, X is 0."),
+        )
+        == 1
+    )
+
+
+def test_scryfall_cards_link_by_oracle_id_and_add_names(engine: Engine) -> None:
+    run_import(engine, [DATA])
+    run_import(
+        engine,
+        [
+            realdata("scryfall_card_otj_75_three_steps_ahead.json"),
+            realdata("scryfall_card_m21_2_de_alpine_watchdog.json"),
+        ],
+    )
+    assert scalar(engine, select(func.count()).select_from(db.Card)) == 3
+    german = (
+        select(db.CardName.name)
+        .join(db.Card)
+        .where(db.Card.name == "Alpine Watchdog", db.CardName.locale == "de")
+    )
+    assert scalar(engine, german) == "Alpiner Wachhund"
+
+
+def test_scryfall_rulings_keep_their_origin(engine: Engine, tmp_path: Path) -> None:
+    card = realdata("scryfall_rulings_list_derevi.json")
+    summary = run_import(engine, [card])
+    assert summary.counts["links new"] == 0
+    assert len(summary.warnings) == 3
+    assert (
+        "a ruling for an unknown card: afa49a09-146f-4439-850e-dd1938c93cef"
+        in (summary.warnings[0])
+    )
+    catalog = tmp_path / "derevi.toml"
+    catalog.write_text(
+        '[[cards]]\nname = "Derevi, Empyrial Tactician"\n'
+        'oracle_id = "afa49a09-146f-4439-850e-dd1938c93cef"\n',
+        encoding="utf-8",
+    )
+    run_import(engine, [catalog, card])
+    with engine.connect() as connection:
+        origins = connection.execute(select(db.Ruling.origin).order_by(db.Ruling.id)).scalars()
+        assert list(origins) == ["scryfall", "wotc", "wotc"]
+
+
+def test_comprehensive_rules_give_every_keyword_and_the_2024_mechanics(engine: Engine) -> None:
+    run_import(engine, [realdata("MagicCompRules_20220429.txt")])
+    with engine.connect() as connection:
+        abilities = dict(
+            connection.execute(
+                select(db.Mechanic.rule, db.Mechanic.slug).where(
+                    db.Mechanic.kind == "keyword_ability"
+                )
+            ).all()
+        )
+    expected = {f"702.{number}" for number in range(2, 154)}
+    assert set(abilities) == expected
+    assert abilities["702.2"] == "deathtouch"
+    assert abilities["702.153"] == "casualty"
+    run_import(engine, [realdata("MagicCompRules_2024_excerpt_outlaw_spree.txt")])
+    query = select(db.Mechanic.slug, db.Mechanic.kind, db.Mechanic.rule).where(
+        db.Mechanic.slug.in_(["spree", "outlaw"])
+    )
+    with engine.connect() as connection:
+        assert sorted(connection.execute(query).all()) == [
+            ("outlaw", "term", "700.12"),
+            ("spree", "keyword_ability", "702.172"),
+        ]
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".xz", ".bz2", ".zip"])
+def test_compressed_files_import_as_published(sqlite_url: str, tmp_path: Path, suffix: str) -> None:
+    import bz2
+    import lzma
+    import zipfile
+
+    source = realdata("mtgjson_OTJ_excerpt.json")
+    target = tmp_path / f"OTJ.json{suffix}"
+    openers = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
+    if suffix == ".zip":
+        with zipfile.ZipFile(target, "w") as archive:
+            archive.write(source, "OTJ.json")
+    else:
+        with source.open("rb") as plain, openers[suffix](target, "wb") as packed:
+            shutil.copyfileobj(plain, packed)
+    engine = make_engine(sqlite_url)
+    summary = run_import(engine, [target])
+    assert summary.counts["cards new"] == 6
+    assert summary.counts["links new"] == 54  # the six cards' rulings, Spree ones shared
+    assert summary.counts["rulings new"] == 42
+    engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "content,reason",
+    [
+        (b'[{"object": "ruling", "oracle_id": "x", "published_at": "2024-01-0', "truncated"),
+        (
+            b'[{"object": "ruling", "oracle_id": "x", "published_at": 5, "comment": "c"}]',
+            "item 1: published_at 5 is not a date",
+        ),
+        (b'{"unknown": "shape"}', "JSON of no known shape"),
+    ],
+)
+def test_invalid_source_aborts_the_whole_run(
+    sqlite_url: str, tmp_path: Path, content: bytes, reason: str
+) -> None:
+    engine = make_engine(sqlite_url)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    with pytest.raises(ParseError) as raised:
+        run_import(engine, [DATA, bad])
+    assert str(raised.value).startswith(f"{bad}")
+    assert reason in str(raised.value)
+    assert scalar(engine, select(func.count()).select_from(db.Card)) == 0
+    engine.dispose()
+
+
+def test_format_option_forces_a_parser(sqlite_url: str, tmp_path: Path) -> None:
+    engine = make_engine(sqlite_url)
+    with pytest.raises(ParseError, match="is not a ruling"):
+        run_import(
+            engine,
+            [realdata("scryfall_card_otj_75_three_steps_ahead.json")],
+            ImportOptions(format="scryfall-rulings"),
+        )
+    engine.dispose()
+
+
+@pytest.mark.realdata
+def test_the_whole_2022_mtgjson_corpus_imports_in_one_run(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    summary = run_import(engine, [realdata("mtgjson-sets-2022-05")])
+    count = lambda model: scalar(engine, select(func.count()).select_from(model))  # noqa: E731
+    # 23,596 distinct non-empty texts in the files; 276 differ from another by typography alone
+    # (straight or curly apostrophes), so 23,320 entries: never more than the 23,597 texts.
+    assert count(db.Ruling) == 23_320
+    # 45,080 links by MTGJSON card name; the 34 of reversible printings (keyed by name there, by
+    # oracle id elsewhere) fall on their card, and one card had two typographic copies of a text.
+    assert count(db.CardRuling) == 45_045
+    most_shared = (
+        select(func.count())
+        .select_from(db.CardRuling)
+        .group_by(db.CardRuling.ruling_id)
+        .order_by(func.count().desc())
+        .limit(1)
+    )
+    assert scalar(engine, most_shared) == 124
+    with engine.connect() as connection:
+        locales = set(connection.execute(select(db.CardName.locale).distinct()).scalars())
+        faces = {
+            name: layout
+            for name, layout in connection.execute(
+                select(db.Card.name, db.Card.layout).where(
+                    db.Card.id.in_(select(db.CardFace.card_id))
+                )
+            )
+        }
+    assert locales == {
+        "en",
+        "de",
+        "fr",
+        "it",
+        "es",
+        "pt-BR",
+        "ja",
+        "ko",
+        "ru",
+        "zh-Hans",
+        "zh-Hant",
+    }
+    assert set(summary.other_locales) == {
+        "Phyrexian",
+        "Sanskrit",
+        "Latin",
+        "Hebrew",
+        "Arabic",
+        "Ancient Greek",
+    }
+    assert faces["Who // What // When // Where // Why"] == "split"
+    assert faces["Delver of Secrets // Insectile Aberration"] == "transform"
+    assert faces["Bruna, the Fading Light"] == "meld"
+    assert faces["Bushi Tenderfoot // Kenzo the Hardhearted"] == "flip"
+    assert faces["Brazen Borrower // Petty Theft"] == "adventure"
+    assert faces["Valki, God of Lies // Tibalt, Cosmic Impostor"] == "modal_dfc"
+    assert not run_import(engine, [realdata("mtgjson-sets-2022-05")]).changed
+    engine.dispose()
