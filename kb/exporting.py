@@ -185,7 +185,7 @@ def _scryfall_rulings(cards: Iterator[CardExport], out: TextIO) -> int:
             continue
         written += 1
         for link in card.rulings:
-            ruling = {"object": "ruling", "oracle_id": card.oracle_id}
+            ruling: dict[str, str | None] = {"object": "ruling", "oracle_id": card.oracle_id}
             if link.origin is not None:
                 ruling["source"] = link.origin
             ruling |= {"published_at": link.published_on, "comment": link.text}
