@@ -26,6 +26,8 @@ NOT_FOUND = "404.html"
 STYLESHEET = "static/style.css"
 _MANA_SYMBOL = re.compile(r"\{([^{}]+)\}")
 _COLOURS = frozenset("WUBRGC")
+_HANGUL_INITIALS = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
+"""The 19 leading consonants (U+1100 to U+1112) as the letters Korean indexes show."""
 
 
 class Urls:
@@ -89,8 +91,8 @@ def initial(name: str) -> str:
     first = unicodedata.normalize("NFKD", name.lstrip()[:1] or "#")[:1]
     if first.isalpha() and unicodedata.category(first) != "Lo":
         return first.upper()
-    if "\u1100" <= first <= "\u11ff":  # a Hangul syllable decomposes to its leading jamo
-        return unicodedata.normalize("NFKC", first)
+    if "\u1100" <= first <= "\u1112":  # a Hangul syllable decomposes to its leading consonant
+        return _HANGUL_INITIALS[ord(first) - 0x1100]
     return first if first.isalpha() else "#"
 
 
