@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from realdata import DATA
 
 from kb.db import make_engine
 from kb.importing import run_import

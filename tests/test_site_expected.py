@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT
+from realdata import DATA, ROOT
 
 from kb.db import make_engine
 from kb.importing import run_import

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from babel.messages.frontend import CommandLineInterface
 from babel.messages.pofile import read_po
-from conftest import ROOT
+from realdata import ROOT
 
 from kb.locales import BY_CODE, LOCALES
 from kb.site.i18n import CATALOG_DIR, catalog_path, translations
