@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,11 @@ from kb import db, migrate
 from kb.db import DEFAULT_DATABASE_URL, make_engine
 from kb.exporting import EXPORT_FORMATS, export
 from kb.importing import FORMATS, ImportOptions, plan, run_import
-from kb.locales import LOCALE_CODES
+from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
+from kb.site.build import DEFAULT_BASE_URL, BuildOptions
 from kb.site.build import build as build_site
+from kb.site.serve import preview_server
 
 DEMO_DATA = Path("data")
 DEMO_SITE = Path("site")
@@ -226,6 +229,19 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     app.echo(f"{cards} cards written to {out}")
 
 
+def _locale_list(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> tuple[Locale, ...]:
+    """``de,it`` → those locales, in kb's order; all of them when the option is absent."""
+    if value is None:
+        return LOCALES
+    codes = {code.strip() for code in value.split(",") if code.strip()}
+    unknown = sorted(codes - set(LOCALE_CODES))
+    if unknown:
+        raise click.BadParameter(f"{', '.join(unknown)}: not one of {', '.join(LOCALE_CODES)}")
+    return tuple(locale for locale in LOCALES if locale.code in codes)
+
+
 @cli.command("build")
 @click.option(
     "--out",
@@ -234,12 +250,78 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     show_default=True,
     help="Output folder; replaced whole when the build succeeds.",
 )
+@click.option("--full", is_flag=True, help="Rewrite every page, not only the changed ones.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="the number of cores",
+    help="Worker processes rendering card pages.",
+)
+@click.option(
+    "--locale",
+    "locales",
+    callback=_locale_list,
+    metavar="CODES",
+    help="Build only these locales, comma-separated (de,it); the others' pages are kept.",
+)
+@click.option(
+    "--base-url",
+    default=DEFAULT_BASE_URL,
+    show_default=True,
+    help="Where the site is published (absolute addresses in sitemap.xml and robots.txt).",
+)
 @pass_app
-def build_command(app: App, out: Path) -> None:
-    """Build the static ruling pages: one page per card per locale."""
-    with clear_errors():
-        result = build_site(app.engine(), out)
-    app.echo(f"{result.pages} pages written to {result.out}")
+def build_command(
+    app: App, out: Path, full: bool, jobs: int, locales: tuple[Locale, ...], base_url: str
+) -> None:
+    """Build the static site: home, A–Z index, card and mechanic pages per locale.
+
+    Incremental: pages whose content did not change are not rewritten.
+    """
+    if not base_url.endswith("/"):
+        base_url += "/"
+    options = BuildOptions(locales=locales, jobs=jobs, full=full, base_url=base_url)
+    with clear_errors(), ExitStack() as stack:
+        advance: list[Callable[[int, int], None]] = []
+        done = 0
+
+        def start_progress(pages: int) -> None:
+            advance.append(stack.enter_context(app.progress(pages, "Rendering")))
+
+        def rendered(pages: int) -> None:
+            nonlocal done
+            done += pages
+            advance[0](pages, done)
+
+        result = build_site(app.engine(), out, options, progress=rendered, loaded=start_progress)
+    app.echo(
+        f"{result.pages} pages in {result.out}: {result.written} written, "
+        f"{result.unchanged} unchanged, {result.removed} removed"
+    )
+
+
+@cli.command("serve")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=DEMO_SITE,
+    show_default=True,
+    help="The built site to serve.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@pass_app
+def serve_command(app: App, out: Path, port: int) -> None:
+    """Preview the built site on http://127.0.0.1:PORT/ (Ctrl-C stops)."""
+    server = preview_server(out, port)
+    host, bound_port = server.server_address[:2]
+    click.echo(f"serving {out} on http://{host!s}:{bound_port}/ (Ctrl-C stops)")
+    with server:
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            app.echo("stopped")
 
 
 @cli.command("demo")

@@ -1,4 +1,4 @@
-"""Safe, stable file names for cards: URL-safe, inside the output folder, unique."""
+"""Safe, stable file names for pages: URL-safe, inside the output folder, unique."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 MAX_SLUG = 80
@@ -24,16 +25,31 @@ def base_slug(name: str) -> str:
         .decode("ascii")
     )
     slug = _NOT_SLUG.sub("-", ascii_name.lower()).strip("-")[:MAX_SLUG].strip("-")
-    return slug or f"card-{_digest(name)}"
+    return slug or f"page-{_digest(name)}"
 
 
-def card_slugs(names: Iterable[str]) -> dict[str, str]:
-    """A unique slug for each name. Names whose slugs collide all get a hash of the full name,
-    so a name's slug depends only on the names it collides with, never on their order."""
+def unique_slugs(names: Iterable[str], reserved: frozenset[str] = frozenset()) -> dict[str, str]:
+    """A unique slug for each name. Names whose slugs collide (with each other or with a
+    ``reserved`` file name) all get a hash of the full name, so a name's slug depends only on
+    the names it collides with, never on their order."""
     names = sorted(set(names))
     bases = {name: base_slug(name) for name in names}
     taken = Counter(bases.values())
     return {
-        name: base if taken[base] == 1 else f"{base}-{_digest(name)}"
+        name: base if taken[base] == 1 and base not in reserved else f"{base}-{_digest(name)}"
         for name, base in bases.items()
     }
+
+
+def inside(root: Path, relative: str) -> Path:
+    """``root / relative``, refusing any path that would leave ``root``."""
+    target = (root / relative).resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise ValueError(f"page path {relative!r} leaves the output folder")
+    return target
+
+
+def relative_href(from_page: str, to_page: str) -> str:
+    """The relative link from one page of the site to another (both relative to its root)."""
+    depth = from_page.count("/")
+    return "../" * depth + to_page

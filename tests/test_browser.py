@@ -1,0 +1,75 @@
+"""The German page of Three Steps Ahead in headless Chromium, as a reader on a phone sees it."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from realdata import DATA
+
+from kb.db import make_engine
+from kb.importing import run_import
+from kb.site.build import build
+
+CHROMIUM = shutil.which("chromium")
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER),
+    reason="chromium and chromedriver are not installed (Debian: apt-get install chromium "
+    "chromium-driver)",
+)
+PHONE_WIDTH = 375
+# No network, no updates, no first-run UI: the test must not download anything.
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[object]:
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(
+        options=options, service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
+    )
+    yield driver
+    driver.quit()
+
+
+def test_german_page_in_a_phone_browser(browser: object, tmp_path: Path, sqlite_url: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+    assert isinstance(browser, WebDriver)
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    site = build(engine, tmp_path / "site").out
+    engine.dispose()
+
+    browser.set_window_size(PHONE_WIDTH, 812)
+    browser.get((site / "de/cards/three-steps-ahead.html").as_uri())
+    assert browser.title == "Drei Schritte voraus"
+    dates = [element.text for element in browser.find_elements(By.TAG_NAME, "time")]
+    assert dates == ["12.04.2024"] * 18
+    viewport = browser.execute_script("return document.documentElement.clientWidth")
+    content = browser.execute_script("return document.documentElement.scrollWidth")
+    assert content <= viewport <= PHONE_WIDTH, "the page overflows a phone screen"
+    browser.save_screenshot(str(tmp_path / "de-phone.png"))
+
+    browser.find_element(By.CSS_SELECTOR, "nav.languages a[hreflang='it']").click()
+    assert browser.current_url.endswith("/it/cards/three-steps-ahead.html")
+    assert browser.title == "Tre Passi Avanti"
+    browser.save_screenshot(str(tmp_path / "it-phone.png"))

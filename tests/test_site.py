@@ -1,0 +1,354 @@
+"""The site as a reader meets it: valid pages, working links, localized text, safe names, and a
+build that is deterministic, incremental, atomic and parallel."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+import urllib.error
+import urllib.request
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urldefrag
+
+import html5lib
+import pytest
+from click.testing import CliRunner
+from realdata import DATA
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.engine import Engine
+
+from kb import db
+from kb.cli import cli
+from kb.db import make_engine
+from kb.importing import run_import
+from kb.locales import BY_CODE
+from kb.site import build as site_build
+from kb.site import render
+from kb.site.build import BuildOptions, build
+from kb.site.render import initial, sort_key
+from kb.site.serve import preview_server
+
+GERMAN_PAGE = Path("de/cards/three-steps-ahead.html")
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+XHTML = "{http://www.w3.org/1999/xhtml}"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _mtimes(folder: Path) -> dict[str, int]:
+    return {
+        path.relative_to(folder).as_posix(): path.stat().st_mtime_ns
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
+
+
+def _add_card(engine: Engine, name: str, **names: str) -> int:
+    with engine.begin() as connection:
+        card_id = connection.execute(
+            insert(db.Card).values(name=name).returning(db.Card.id)
+        ).scalar_one()
+        for locale, localized in names.items():
+            connection.execute(
+                insert(db.CardName).values(card_id=card_id, locale=locale, name=localized)
+            )
+    return card_id
+
+
+@pytest.fixture(scope="module")
+def demo_engine(
+    tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path
+) -> Iterator[Engine]:
+    path = tmp_path_factory.mktemp("store") / "kb.sqlite"
+    shutil.copy(migrated_sqlite, path)
+    engine = make_engine(f"sqlite:///{path}")
+    run_import(engine, [DATA])
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def demo_site(demo_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build(demo_engine, tmp_path_factory.mktemp("built") / "site").out
+
+
+@pytest.fixture
+def demo_store(engine: Engine) -> Engine:
+    """The demo data in a fresh store on each engine."""
+    run_import(engine, [DATA])
+    return engine
+
+
+def test_every_page_is_valid_html5_and_every_link_resolves(demo_site: Path) -> None:
+    pages = sorted(demo_site.rglob("*.html"))
+    assert len(pages) == 11 * 6 + 2
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    for page in pages:
+        document = parser.parse(page.read_bytes())
+        for element in document.iter():
+            for attribute in ("href", "src"):
+                link = element.get(attribute)
+                if link is None:
+                    continue
+                assert not re.match(r"[a-z]+:|/", link), f"{page}: {link} is not relative"
+                target, fragment = urldefrag(link)
+                resolved = (page.parent / target).resolve() if target else page
+                assert resolved.is_file(), f"{page}: {link} leads nowhere"
+                assert resolved.is_relative_to(demo_site)
+                if fragment:
+                    assert f'id="{fragment}"' in resolved.read_text("utf-8")
+
+
+def test_german_card_page(demo_site: Path) -> None:
+    page = (demo_site / GERMAN_PAGE).read_text("utf-8")
+    assert '<html lang="de">' in page
+    assert "<title>Drei Schritte voraus</title>" in page
+    assert (
+        '<h1>Drei Schritte voraus</h1>\n<p class="english-name" lang="en">Three Steps Ahead</p>'
+        in page
+    )
+    assert page.count('<time datetime="2024-04-12">12.04.2024</time>') == 18
+    assert page.count('<p lang="en">') == 18
+    assert '<h2 id="rulings">18 Klarstellungen</h2>' in page
+    assert 'aria-label="{U}"><span class="ms ms-u" aria-hidden="true">U</span>' in page
+    assert '<a class="tag" href="../../de/mechanics/spree.html">Exzess</a>' in page
+    assert (
+        '<link rel="alternate" hreflang="pt-BR" href="../../pt-br/cards/three-steps-ahead.html">'
+        in page
+    )
+    assert 'hreflang="x-default" href="../../en/cards/three-steps-ahead.html"' in page
+    assert (
+        '<li><a href="../../it/cards/three-steps-ahead.html" hreflang="it" lang="it">'
+        "italiano</a></li>" in page
+    )
+    assert '<span lang="de" aria-current="page">Deutsch</span>' in page
+    assert "nur auf Englisch" in page
+
+
+def test_pages_without_a_localized_name_mark_the_english_one(demo_site: Path) -> None:
+    korean = (demo_site / "ko/cards/three-steps-ahead.html").read_text("utf-8")
+    assert '<h1 lang="en">Three Steps Ahead</h1>' in korean
+    assert "판정 18개" in korean
+    assert '<a href="../../ko/cards/three-steps-ahead.html" lang="en">Three Steps Ahead</a>' in (
+        demo_site / "ko/cards/index.html"
+    ).read_text("utf-8")
+
+
+def test_mechanic_page_shows_general_rulings_once_and_its_cards(demo_site: Path) -> None:
+    page = (demo_site / "it/mechanics/spree.html").read_text("utf-8")
+    assert "<h1>Frenesia</h1>" in page
+    assert "Regole Complete, regola 702.172" in page
+    assert page.count('<li class="ruling">') == 12
+    assert "You can’t choose the same mode more than once." in page
+    assert "2 carte" in page
+    assert page.index("Preso nel Fuoco Incrociato") < page.index("Tre Passi Avanti")
+
+
+def test_home_counts_and_language_picker(demo_site: Path) -> None:
+    home = (demo_site / "ru/index.html").read_text("utf-8")
+    assert "<li>2 карты</li>" in home
+    assert "<li>21 разъяснение</li>" in home
+    assert "<li>2 механики</li>" in home
+    for name in ("Deutsch", "français", "português (Brasil)", "日本語", "中文 (繁體)"):
+        assert f">{name}</a>" in home
+    root = (demo_site / "index.html").read_text("utf-8")
+    assert '<a href="de/index.html" hreflang="de" lang="de">Deutsch</a>' in root
+
+
+def test_sitemap_robots_and_404(demo_site: Path) -> None:
+    urls = ET.parse(demo_site / "sitemap.xml").getroot().findall(f"{SITEMAP}url")
+    assert len(urls) == 11 * 6
+    german = next(u for u in urls if u.findtext(f"{SITEMAP}loc", "").endswith(str(GERMAN_PAGE)))
+    alternates = {link.get("hreflang"): link.get("href") for link in german.iter(f"{XHTML}link")}
+    assert len(alternates) == 12
+    assert alternates["x-default"] == "http://127.0.0.1:8000/en/cards/three-steps-ahead.html"
+    assert (demo_site / "robots.txt").read_text() == (
+        "User-agent: *\nAllow: /\n\nSitemap: http://127.0.0.1:8000/sitemap.xml\n"
+    )
+    assert "<h1>Page not found</h1>" in (demo_site / "404.html").read_text("utf-8")
+
+
+def test_collation_follows_the_unicode_collation_algorithm() -> None:
+    names = ["Zebra", "Ezra", "Éclair", "eclair", "Fable", "Ebene"]
+    assert sorted(names, key=sort_key) == ["Ebene", "eclair", "Éclair", "Ezra", "Fable", "Zebra"]
+    assert sorted(["すし", "あさ", "かき"], key=sort_key) == ["あさ", "かき", "すし"]
+    assert [initial(name) for name in ["Éclair", "ärger", "한국", "三歩先", "42"]] == [
+        "E", "A", "ㅎ", "三", "#",
+    ]  # fmt: skip
+
+
+def test_build_is_deterministic_on_each_engine(demo_store: Engine, tmp_path: Path) -> None:
+    first = build(demo_store, tmp_path / "one")
+    second = build(demo_store, tmp_path / "two", BuildOptions(jobs=2, full=True))
+    assert _files(first.out) == _files(second.out)
+
+
+def test_rulings_are_shown_as_text(demo_store: Engine, tmp_path: Path) -> None:
+    hostile = "<script>alert('x')</script> Tom & Jerry"
+    with demo_store.begin() as connection:
+        ruling_id = connection.execute(
+            select(db.Ruling.id).where(db.Ruling.text.like("You can%t choose the same mode%"))
+        ).scalar_one()
+        connection.execute(update(db.Ruling).where(db.Ruling.id == ruling_id).values(text=hostile))
+    page = (build(demo_store, tmp_path / "site").out / GERMAN_PAGE).read_text("utf-8")
+    assert "<script>" not in page
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; Tom &amp; Jerry" in page
+
+
+def test_reviewed_translation_is_shown_marked_unofficial(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    with demo_store.begin() as connection:
+        ruling_id = connection.execute(
+            select(db.Ruling.id).where(db.Ruling.text.like("You can%t choose the same mode%"))
+        ).scalar_one()
+        connection.execute(
+            insert(db.RulingTranslation),
+            [
+                {"ruling_id": ruling_id, "locale": "de", "text": "Kein Modus zweimal."},
+                {"ruling_id": ruling_id, "locale": "it", "text": "Bozza."},
+            ],
+        )
+        connection.execute(
+            update(db.RulingTranslation)
+            .where(db.RulingTranslation.locale == "de")
+            .values(status="reviewed")
+        )
+    site = build(demo_store, tmp_path / "site").out
+    german = (site / GERMAN_PAGE).read_text("utf-8")
+    assert (
+        '<div class="translation">\n<p class="unofficial">Inoffizielle Übersetzung der Community'
+        "</p>\n<p>Kein Modus zweimal.</p>"
+    ) in german
+    assert "Bozza." not in (site / "it/cards/three-steps-ahead.html").read_text("utf-8")
+
+
+def test_incremental_build_rewrites_only_changed_pages(demo_store: Engine, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    extra = _add_card(demo_store, "Fire // Ice", de="Feuer // Eis")
+    first = build(demo_store, out)
+    assert (first.written, first.removed) == (first.pages, 0)
+    before = _mtimes(out)
+
+    again = build(demo_store, out)
+    assert (again.written, again.removed) == (0, 0)
+    assert _mtimes(out) == before
+
+    with demo_store.begin() as connection:
+        connection.execute(
+            update(db.CardName)
+            .where(db.CardName.card_id == extra, db.CardName.locale == "de")
+            .values(name="Feuer // Eis!")
+        )
+    changed = build(demo_store, out)
+    after = _mtimes(out)
+    rewritten = {path for path in after if after[path] != before[path]}
+    assert rewritten == {"de/cards/fire-ice.html", "de/cards/index.html"}
+    assert changed.written == 2
+
+    with demo_store.begin() as connection:
+        connection.execute(delete(db.Card).where(db.Card.id == extra))
+    removed = build(demo_store, out)
+    assert removed.removed == 11 and not (out / "de/cards/fire-ice.html").exists()
+
+    full = build(demo_store, out, BuildOptions(full=True))
+    assert full.written == full.pages
+
+
+def test_failed_build_leaves_the_previous_site(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = build(demo_store, tmp_path / "site").out
+    before = _files(out)
+    with demo_store.begin() as connection:
+        connection.execute(update(db.CardName).values(name=db.CardName.name + " (neu)"))
+
+    def broken(*_args: object) -> list[render.Page]:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(site_build, "site_pages", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        build(demo_store, out)
+    assert _files(out) == before
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]
+
+
+def test_locale_subset_keeps_the_other_locales(demo_store: Engine, tmp_path: Path) -> None:
+    out = build(demo_store, tmp_path / "site").out
+    before = _files(out)
+    _add_card(demo_store, "Zzyzx", de="Zzyzx de")
+    result = build(demo_store, out, BuildOptions(locales=(BY_CODE["de"], BY_CODE["it"])))
+    after = _files(out)
+    assert "de/cards/zzyzx.html" in after and "fr/cards/zzyzx.html" not in after
+    assert {path for path in before if path.startswith("fr/")} <= set(after)
+    assert result.pages == 2 * (3 + 4) + 5  # 3 cards, home, index, 2 mechanics; 5 root files
+
+
+def test_parallel_build_splits_cards_across_workers(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for number in range(5):
+        _add_card(demo_store, f"Card {number}")
+    serial = build(demo_store, tmp_path / "serial")
+    monkeypatch.setattr(site_build, "CARDS_PER_TASK", 2)
+    parallel = build(demo_store, tmp_path / "parallel", BuildOptions(jobs=2))
+    assert _files(serial.out) == _files(parallel.out)
+    assert parallel.pages == serial.pages == 11 * (7 + 4) + 5
+
+
+def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    engine.dispose()
+    runner = CliRunner()
+    out = tmp_path / "site"
+    args = ["--db", sqlite_url, "build", "--out", str(out), "--jobs", "1"]
+    first = runner.invoke(cli, args)
+    assert first.exit_code == 0, first.output
+    assert first.output == f"71 pages in {out}: 71 written, 0 unchanged, 0 removed\n"
+    second = runner.invoke(cli, [*args, "--locale", "de,it"])
+    assert second.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
+    assert runner.invoke(cli, ["-q", *args, "--full"]).output == ""
+    bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
+    assert bad.exit_code == 2
+    assert "xx: not one of en, de, fr" in bad.output
+
+
+def test_serve_previews_the_site_on_localhost(demo_site: Path) -> None:
+    server = preview_server(demo_site, 0)
+    host, port = server.server_address[:2]
+    assert host == "127.0.0.1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        with urllib.request.urlopen(base + GERMAN_PAGE.as_posix()) as response:
+            assert "Drei Schritte voraus" in response.read().decode("utf-8")
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(base + "de/cards/nothing.html")
+        assert missing.value.code == 404
+        assert b"Page not found" in missing.value.read()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_dates_use_the_locale_format(demo_site: Path) -> None:
+    expected = {
+        "en": "Apr 12, 2024",
+        "ja": "2024/04/12",
+        "fr": "12 avr. 2024",
+        "ko": "2024. 4. 12.",
+    }
+    for folder, date in expected.items():
+        page = (demo_site / folder / "cards/three-steps-ahead.html").read_text("utf-8")
+        assert f">{date}</time>" in page, folder

@@ -1,0 +1,57 @@
+"""File names of pages: URL-safe, stable, unique, and always inside the output folder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kb.site.paths import base_slug, inside, relative_href, unique_slugs
+
+NASTY = [
+    "../../etc/passwd",
+    "Who // What // When // Where // Why",
+    "Fire // Ice",
+    "Fire/Ice",
+    "What?",
+    "Question: Answer",
+    "..",
+    "/",
+    "Æther Vial",
+    "Éclair",
+    "Eclair",
+    "三歩先",
+    "Drei Schritte voraus",
+    "Index",
+    "CON",
+    "a" * 300,
+]
+
+
+def test_slugs_are_url_safe_unique_and_stable() -> None:
+    slugs = unique_slugs(NASTY, reserved=frozenset({"index"}))
+    assert len(set(slugs.values())) == len(NASTY)
+    for name, slug in slugs.items():
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", slug), (name, slug)
+        assert len(slug) <= 90
+    assert slugs["Æther Vial"] == "aether-vial"
+    assert slugs["Who // What // When // Where // Why"] == "who-what-when-where-why"
+    assert slugs["Index"] != "index"
+    # "Fire // Ice" and "Fire/Ice" share a base slug: both get a hash, whatever the order.
+    assert slugs["Fire // Ice"] != slugs["Fire/Ice"]
+    assert unique_slugs(reversed(NASTY), reserved=frozenset({"index"})) == slugs
+    assert base_slug("三歩先") == base_slug("三歩先") != base_slug("早想三步")
+
+
+def test_every_written_path_stays_inside_the_output_folder(tmp_path: Path) -> None:
+    for slug in unique_slugs(NASTY).values():
+        assert inside(tmp_path, f"de/cards/{slug}.html").is_relative_to(tmp_path)
+    for escape in ["../outside.html", "de/../../outside.html", "/etc/passwd"]:
+        with pytest.raises(ValueError, match="leaves the output folder"):
+            inside(tmp_path, escape)
+
+
+def test_relative_links() -> None:
+    assert relative_href("de/cards/a.html", "static/style.css") == "../../static/style.css"
+    assert relative_href("index.html", "de/index.html") == "de/index.html"
