@@ -34,6 +34,7 @@ from kb.tagging import MechanicMatcher, slugify_mechanic
 from kb.text import better_text, has_symbols, normalize, skeleton_key, text_key
 
 BATCH_SIZE = 2000
+HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
 # Well under SQLite's and PostgreSQL's bound-parameter limits.
 IN_CHUNK = 900
 
@@ -254,6 +255,8 @@ class Loader:
         term_matcher = MechanicMatcher(
             (m.id, m.pattern) for m in self._mechanics.values() if not m.kind.startswith("keyword")
         )
+        placed: list[tuple[CardRecord, dict[str, Any]]] = []
+        new_rows: list[dict[str, Any]] = []
         for record in records:
             existing = by_oracle.get(record.oracle_id) if record.oracle_id else None
             existing = existing or by_name.get(record.name)
@@ -266,30 +269,35 @@ class Loader:
                 "layout": record.layout,
             }
             if existing is None:
-                card_id = self.connection.execute(
-                    insert(cards).values(**values).returning(cards.c.id)
-                ).scalar_one()
+                existing = {"id": None, **values}
+                new_rows.append(existing)
                 self.summary.counts["cards new"] += 1
-                row = {"id": card_id, **values}
             else:
-                card_id = existing["id"]
-                changes = {
-                    key: value
-                    for key, value in values.items()
-                    if value is not None and existing[key] != value
-                }
-                if changes:
+                changes = self._card_changes(existing, values)
+                if existing["id"] is None:
+                    existing.update(changes)
+                elif changes:
                     self.connection.execute(
-                        update(cards).where(cards.c.id == card_id).values(**changes)
+                        update(cards).where(cards.c.id == existing["id"]).values(**changes)
                     )
+                    existing.update(changes)
                     self.summary.counts["cards updated"] += 1
                 else:
                     self.summary.counts["cards unchanged"] += 1
-                row = {**existing, **changes}
-            by_name[record.name] = row
+            by_name[record.name] = existing
             if record.oracle_id:
-                by_oracle[record.oracle_id] = row
-            english_names[(card_id, "en")] = record.name
+                by_oracle[record.oracle_id] = existing
+            placed.append((record, existing))
+        if new_rows:
+            inserted = self.connection.execute(
+                insert(cards).returning(cards.c.id, sort_by_parameter_order=True),
+                [{key: value for key, value in row.items() if key != "id"} for row in new_rows],
+            )
+            for row, card_id in zip(new_rows, inserted.scalars(), strict=True):
+                row["id"] = card_id
+        for record, row in placed:
+            card_id = row["id"]
+            english_names[(card_id, "en")] = row["name"]
             if record.faces:
                 wanted_faces[card_id] = record.faces
             tags = wanted_tags.setdefault(card_id, set())
@@ -298,6 +306,18 @@ class Loader:
         self._upsert_names(card_names, "card_id", english_names, counter="names")
         self._add_links(card_mechanics, "card_id", wanted_tags, counter="card tags new")
         self._sync_faces(wanted_faces)
+
+    @staticmethod
+    def _card_changes(existing: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+        """What a record changes on a known card. A card keeps the oracle_id it has: two Oracle
+        cards of one name (Un-set variants) are one card here, and must not flip between ids."""
+        return {
+            key: value
+            for key, value in values.items()
+            if value is not None
+            and existing[key] != value
+            and not (key == "oracle_id" and existing[key] is not None)
+        }
 
     def _sync_faces(self, wanted: dict[int, tuple[str, ...]]) -> None:
         existing: dict[int, list[str]] = {}
@@ -346,13 +366,23 @@ class Loader:
             if card_id is None:
                 self._warn(record.line, f"a name for an unknown card: {_describe(record.card)}")
                 continue
-            wanted[(card_id, locale)] = record.name
-        self._upsert_names(card_names, "card_id", wanted, counter="names")
+            wanted.setdefault((card_id, locale), record.name)
+        # Bulk sources repeat a name on every printing, and older printings may spell it
+        # differently: they only fill missing names, so the result does not depend on file order
+        # and a re-import changes nothing. kb's own files (catalog, pages) are edited by people:
+        # what they say wins.
+        replace = self._source_format in HAND_EDITED_FORMATS
+        self._upsert_names(card_names, "card_id", wanted, counter="names", replace=replace)
 
     def _upsert_names(
-        self, table: Table, owner: str, wanted: dict[tuple[int, str], str], counter: str
+        self,
+        table: Table,
+        owner: str,
+        wanted: dict[tuple[int, str], str],
+        counter: str,
+        replace: bool = True,
     ) -> None:
-        """Insert or change (owner id, locale) → name rows."""
+        """Insert (owner id, locale) → name rows, and change differing ones if ``replace``."""
         owner_column = table.c[owner]
         existing: dict[tuple[int, str], str] = {}
         for chunk in chunks({owner_id for owner_id, _ in wanted}):
@@ -366,7 +396,7 @@ class Loader:
             old = existing.get((owner_id, locale))
             if old is None:
                 new_rows.append({owner: owner_id, "locale": locale, "name": name})
-            elif old != name:
+            elif old != name and replace:
                 self.connection.execute(
                     update(table)
                     .where(and_(owner_column == owner_id, table.c.locale == locale))
@@ -460,21 +490,22 @@ class Loader:
         if not records:
             return
         resolved = self._resolve([r.card for r in records])
-        ruling_ids = self._ruling_ids(records)
+        keys = [text_key(record.text) for record in records]
+        texts: dict[str, RulingRecord] = {}
+        for key, record in zip(keys, records, strict=True):
+            texts.setdefault(key, record)
+        ruling_ids = self._ruling_ids(texts)
         links: dict[tuple[int, int], RulingRecord] = {}
-        for record in records:
+        for key, record in zip(keys, records, strict=True):
             card_id = resolved.get(record.card)
             if card_id is None:
                 self._warn(record.line, f"a ruling for an unknown card: {_describe(record.card)}")
                 continue
-            links.setdefault((card_id, ruling_ids[text_key(record.text)]), record)
+            links.setdefault((card_id, ruling_ids[key]), record)
         self._upsert_card_rulings(links)
 
-    def _ruling_ids(self, records: Sequence[RulingRecord]) -> dict[str, int]:
-        """The ruling id for each record's text key: existing, mended or new."""
-        texts: dict[str, RulingRecord] = {}
-        for record in records:
-            texts.setdefault(text_key(record.text), record)
+    def _ruling_ids(self, texts: dict[str, RulingRecord]) -> dict[str, int]:
+        """The ruling id for each text key: existing, mended or new."""
         known: dict[str, int] = {}
         for chunk in chunks(texts):
             query = select(rulings.c.id, rulings.c.text_key, rulings.c.origin).where(
@@ -486,11 +517,15 @@ class Loader:
                 if origin and row.origin is None:
                     self._set_ruling(row.id, origin=origin)
         self.summary.counts["rulings reused"] += len(known)
-        missing = {key: record for key, record in texts.items() if key not in known}
-        skeletons = self._rulings_by_skeleton({skeleton_key(r.text) for r in missing.values()})
+        missing = {
+            key: (record, skeleton_key(record.text))
+            for key, record in texts.items()
+            if key not in known
+        }
+        skeletons = self._rulings_by_skeleton({skeleton for _, skeleton in missing.values()})
         new_rows = []
-        for key, record in missing.items():
-            variant = self._damaged_variant(record.text, skeletons.get(skeleton_key(record.text)))
+        for key, (record, skeleton) in missing.items():
+            variant = self._damaged_variant(record.text, skeletons.get(skeleton))
             if variant is not None:
                 kept = better_text(variant["text"], record.text)
                 if kept != variant["text"]:
@@ -505,7 +540,7 @@ class Loader:
                 {
                     "text": record.text.strip(),
                     "text_key": key,
-                    "skeleton_key": skeleton_key(record.text),
+                    "skeleton_key": skeleton,
                     "origin": record.origin,
                 }
             )
