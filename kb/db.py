@@ -266,6 +266,35 @@ class Revision(Base):
     )
 
 
+# Views created by migration 0002 for editors' queries. They are not tables in Base.metadata
+# (Alembic would try to create them); this is what kb schema and docs/schema.md show of them.
+VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "names_view": (
+        "A card's name in every locale: one row per card and locale, name NULL where missing.",
+        ("card_id", "card", "locale", "language", "name"),
+    ),
+    "card_rulings_view": (
+        "A card's rulings in every locale, with its localized name (NULL where missing) and "
+        "the ruling's mechanic tags (comma-separated slugs).",
+        (
+            "card_id",
+            "card",
+            "locale",
+            "localized_name",
+            "ruling_id",
+            "ruling",
+            "published_on",
+            "position",
+            "mechanics",
+        ),
+    ),
+    "ruling_cards_view": (
+        "Each ruling with the number and English names of the cards sharing it, and its tags.",
+        ("ruling_id", "ruling", "card_count", "cards", "mechanics"),
+    ),
+}
+
+
 def database_url(url: str | None = None) -> str:
     return url or os.environ.get("KB_DATABASE_URL") or DEFAULT_DATABASE_URL
 
