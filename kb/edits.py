@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, and_, delete, insert, or_, select, update
+from sqlalchemy import Table, and_, delete, insert, or_, select, true, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -86,7 +86,8 @@ def _derived(table: str, values: Values) -> Values:
 
 
 def _matches(table: Table, values: Mapping[str, Any]) -> Any:
-    return and_(*(table.c[column] == value for column, value in values.items()))
+    # true() first: a tag row's old state {} (the row exists) adds no condition.
+    return and_(true(), *(table.c[column] == value for column, value in values.items()))
 
 
 def _apply(connection: Connection, change: Change) -> None:
