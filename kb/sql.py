@@ -247,6 +247,8 @@ def _postgresql_message(error: Exception) -> str:
     import psycopg
 
     message = str(error).splitlines()[0]
+    if message == "cannot insert multiple commands into a prepared statement":
+        return "one statement at a time: remove the ';' and what follows it"
     if isinstance(error, psycopg.Error) and error.diag.statement_position:
         position = int(error.diag.statement_position) - len(_DECLARE)
         if position > 0:
