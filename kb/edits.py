@@ -63,12 +63,8 @@ def edit_transaction(engine: Engine) -> Iterator[Connection]:
             connection.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
             connection.exec_driver_sql("PRAGMA journal_mode = WAL")
             connection.exec_driver_sql("BEGIN IMMEDIATE")
-        try:
-            yield connection
-        except BaseException:
-            connection.rollback()
-            raise
-        connection.commit()
+        yield connection
+        connection.commit()  # on an exception, leaving the block rolls back
 
 
 def _table(name: str) -> Table:
@@ -95,11 +91,10 @@ def _apply(connection: Connection, change: Change) -> None:
     table = _table(change.table)
     where = _matches(table, change.key)
     try:
-        if change.old is None and change.new is not None:
-            row = change.key | change.new | _derived(change.table, change.new)
-            connection.execute(insert(table).values(row))
+        if change.old is None:
+            new = change.new or {}
+            connection.execute(insert(table).values(change.key | new | _derived(change.table, new)))
             return
-        assert change.old is not None
         expected = and_(where, _matches(table, change.old))
         if change.new is None:
             result = connection.execute(delete(table).where(expected))
@@ -248,18 +243,20 @@ def set_tag(
     ruling_id: int | None = None,
 ) -> int:
     """Tag (or untag) a card or a ruling with a mechanic."""
-    if (card is None) == (ruling_id is None):
-        raise EditError("name either a card or a ruling to tag")
+    if card is not None and ruling_id is not None:
+        raise EditError("name a card or a ruling, not both")
 
     def plan(connection: Connection) -> Change:
         mechanic_id = _mechanic(connection, mechanic)
+        card_id: int | None = None
         if card is not None:
-            card_id: int | None = find_card(connection, card)
+            card_id = find_card(connection, card)
             table, key = "card_mechanics", {"card_id": card_id, "mechanic_id": mechanic_id}
-        else:
-            _ruling(connection, ruling_id or 0)
-            card_id = None
+        elif ruling_id is not None:
+            _ruling(connection, ruling_id)
             table, key = "ruling_mechanics", {"ruling_id": ruling_id, "mechanic_id": mechanic_id}
+        else:
+            raise EditError("name a card (--card) or a ruling (--ruling) to tag")
         exists = connection.execute(select(_table(table)).where(_matches(_table(table), key)))
         present: Values | None = {} if exists.first() is not None else None
         return Change(table, key, present, {} if tagged else None, card_id, ruling_id)

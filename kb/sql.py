@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+import psycopg
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import InvalidRequestError
@@ -214,8 +215,6 @@ def _timeout_message(time_limit: float) -> str:
 def _run_postgresql(
     engine: Engine, sql: str, params: dict[str, Any], time_limit: float, max_rows: int
 ) -> QueryResult:
-    import psycopg  # the PostgreSQL driver; SQLite users need not have it
-
     # text() turns :name parameters into the driver's %(name)s and escapes literal % signs.
     compiled = text(sql).compile(dialect=engine.dialect)
     try:
@@ -227,7 +226,9 @@ def _run_postgresql(
         cursor = driver.cursor()
         try:
             cursor.execute("SET TRANSACTION READ ONLY")
-            cursor.execute(f"SET LOCAL statement_timeout = {round(time_limit * 1000)}")
+            # At least 1 ms: a statement_timeout of 0 would mean no limit at all.
+            timeout_ms = max(1, round(time_limit * 1000))
+            cursor.execute(f"SET LOCAL statement_timeout = {timeout_ms}")
             cursor.execute(f"SET LOCAL ROLE {READER_ROLE}")
             # prepare=True: the extended protocol, which refuses more than one statement.
             cursor.execute(_DECLARE + compiled.string, bound, prepare=True)
@@ -243,13 +244,11 @@ def _run_postgresql(
     return _truncate(columns, rows, max_rows)
 
 
-def _postgresql_message(error: Exception) -> str:
-    import psycopg
-
+def _postgresql_message(error: psycopg.Error) -> str:
     message = str(error).splitlines()[0]
     if message == "cannot insert multiple commands into a prepared statement":
         return "one statement at a time: remove the ';' and what follows it"
-    if isinstance(error, psycopg.Error) and error.diag.statement_position:
+    if error.diag.statement_position:
         position = int(error.diag.statement_position) - len(_DECLARE)
         if position > 0:
             return f"{message} (at character {position})"
