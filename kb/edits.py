@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from kb import text as ruling_text
-from kb.db import Base, Card, CardName, Mechanic, Revision, Ruling, RulingTranslation
+from kb.db import Base, Card, CardName, CardRuling, Mechanic, Revision, Ruling, RulingTranslation
 from kb.sql import QueryResult
 
 # Long enough for a queue of editors on one SQLite file; each edit holds the lock briefly.
@@ -339,7 +339,10 @@ def history(
     query = select(*columns).order_by(Revision.id)
     with engine.connect() as connection:
         if card is not None:
-            query = query.where(Revision.card_id == find_card(connection, card))
+            card_id = find_card(connection, card)
+            # A card's history includes the changes of the rulings it shows.
+            rulings = select(CardRuling.ruling_id).where(CardRuling.card_id == card_id)
+            query = query.where(or_(Revision.card_id == card_id, Revision.ruling_id.in_(rulings)))
         if ruling_id is not None:
             query = query.where(Revision.ruling_id == ruling_id)
         if editor is not None:

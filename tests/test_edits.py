@@ -87,10 +87,14 @@ def test_names_tags_translations_history_and_revert(demo_url: str) -> None:  # n
     )
     assert names.stdout == "locale,name\nit,Tre passi avanti\nko,세 발짝 앞서\n"
     card_history = run_kb(demo_url, "history", "--card", "Three Steps Ahead", "--csv").stdout
+    # Ruling 2 stands on Three Steps Ahead: its changes are in the card's history too.
     assert [line.split(",")[3] for line in card_history.splitlines()[1:]] == [
         "card-name",
         "card-name",
         "tag",
+        "untag",
+        "translation",
+        "review",
     ]
     # Undo, newest first; each undo is itself a revision.
     for number in range(len(steps), 0, -1):

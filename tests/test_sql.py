@@ -82,6 +82,9 @@ def test_named_parameters_stdin_and_file(database_url: str, tmp_path: Path) -> N
         database_url, "sql", "--csv", "SELECT CAST(:n AS INTEGER) + 1 AS m", "-p", "n", "41"
     )
     assert typed.stdout == "m\n42\n"
+    # A literal % is not a driver placeholder.
+    like = run_kb(database_url, "sql", "--csv", "SELECT code FROM locales WHERE code LIKE 'z%'")
+    assert sorted(like.stdout.splitlines()) == ["code", "zh-Hans", "zh-Hant"]
 
 
 def test_row_limit_cuts_and_says_so(database_url: str) -> None:
@@ -142,6 +145,7 @@ WRITES = [
     "SELECT 1 AS one; DROP TABLE card_faces",
     "WITH gone AS (DELETE FROM locales RETURNING code) SELECT * FROM gone",
     "WITH x AS (SELECT 1) INSERT INTO locales SELECT 'xx', 'X', 'X' FROM x",
+    "SELECT * FROM locales FOR UPDATE",
 ]
 SQLITE_BYPASSES = [
     "PRAGMA query_only = OFF",
@@ -152,7 +156,6 @@ SQLITE_BYPASSES = [
     "BEGIN IMMEDIATE",
 ]
 POSTGRESQL_BYPASSES = [
-    "SELECT * FROM locales FOR UPDATE",
     "RESET ROLE",
     "SET ROLE NONE",
     "SELECT 1; RESET ROLE",
