@@ -154,6 +154,10 @@ SQLITE_BYPASSES = [
     "SELECT load_extension('libevil')",
     "SELECT * FROM pragma_table_info('locales')",
     "BEGIN IMMEDIATE",
+    "SAVEPOINT evil",
+    "CREATE TEMP TABLE evil (id INTEGER)",
+    "ANALYZE",
+    "VACUUM",
 ]
 POSTGRESQL_BYPASSES = [
     "RESET ROLE",
@@ -206,10 +210,11 @@ def test_sqlite_bypasses_are_refused(sqlite_url: str, statement: str) -> None:
     engine.dispose()
 
 
-def test_sqlite_attach_creates_no_file(sqlite_url: str, tmp_path: Path) -> None:
+def test_sqlite_attach_and_vacuum_into_create_no_file(sqlite_url: str, tmp_path: Path) -> None:
     engine = make_engine(sqlite_url)
     evil = tmp_path / "evil.sqlite"
     _assert_refused(engine, f"ATTACH DATABASE '{evil}' AS evil")
+    _assert_refused(engine, f"VACUUM INTO '{evil}'")
     _assert_refused(engine, f"SELECT * FROM locales; ATTACH DATABASE '{evil}' AS evil")
     assert not evil.exists()
     engine.dispose()
