@@ -21,6 +21,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 pass_app = click.make_pass_decorator(App)
 
 
+STYLE_HELP = {
+    "table": "an aligned table (default)",
+    "csv": "CSV",
+    "tsv": "tab-separated values",
+    "json": "JSON, a list of objects",
+    "markdown": "a Markdown table",
+}
+
+
 def output_options(command: F) -> F:
     """--table (default), --csv, --tsv, --json, --markdown: one ``style`` parameter."""
     for style in reversed(OUTPUT_STYLES):
@@ -29,7 +38,7 @@ def output_options(command: F) -> F:
             "style",
             flag_value=style,
             default=style == "table",
-            help=f"Print the result as {style}" + (" (default)." if style == "table" else "."),
+            help=f"Print the result as {STYLE_HELP[style]}.",
         )(command)
     return command
 
