@@ -342,3 +342,10 @@ def demo_command(app: App) -> None:
 
 def main() -> None:
     cli(prog_name="kb")
+
+
+# Editors' commands live in kb.editor_cli, which imports App and the helpers above.
+from kb.editor_cli import EDITOR_COMMANDS  # noqa: E402
+
+for editor_command in EDITOR_COMMANDS:
+    cli.add_command(editor_command)

@@ -46,6 +46,7 @@ class Locale(Base):
     """The eleven languages Magic is printed in; filled by the first migration."""
 
     __tablename__ = "locales"
+    __table_args__ = ({"comment": "The eleven languages Magic is printed in."},)
 
     code: Mapped[str] = mapped_column(String(16), primary_key=True)
     english_name: Mapped[str] = mapped_column(String(64))
@@ -56,6 +57,7 @@ class Source(Base):
     """One imported file: where records came from."""
 
     __tablename__ = "sources"
+    __table_args__ = ({"comment": "Imported files: where records came from."},)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     uri: Mapped[str] = mapped_column(Text)
@@ -69,15 +71,19 @@ class Card(Base):
     """One Oracle card, whatever its printings and languages."""
 
     __tablename__ = "cards"
+    __table_args__ = ({"comment": "One Oracle card, whatever its printings and languages."},)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(Text, unique=True)
-    oracle_id: Mapped[str | None] = mapped_column(String(36), unique=True)
+    name: Mapped[str] = mapped_column(Text, unique=True, comment="English name.")
+    oracle_id: Mapped[str | None] = mapped_column(
+        String(36), unique=True, comment="Scryfall Oracle ID, where known."
+    )
     mana_cost: Mapped[str | None] = mapped_column(Text)
     type_line: Mapped[str | None] = mapped_column(Text)
     oracle_text: Mapped[str | None] = mapped_column(Text)
-    layout: Mapped[str | None] = mapped_column(String(32))
-    """normal, split, transform, modal_dfc, meld, flip, adventure, ..."""
+    layout: Mapped[str | None] = mapped_column(
+        String(32), comment="normal, split, transform, modal_dfc, meld, flip, adventure, ..."
+    )
 
     names: Mapped[list[CardName]] = relationship(back_populates="card")
     faces: Mapped[list[CardFace]] = relationship(order_by="CardFace.position")
@@ -87,6 +93,7 @@ class CardFace(Base):
     """The faces of a card of several (split, double-faced, flip, adventure, meld)."""
 
     __tablename__ = "card_faces"
+    __table_args__ = ({"comment": "Faces of split, double-faced, flip, adventure and meld cards."},)
 
     card_id: Mapped[int] = mapped_column(
         ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
@@ -99,14 +106,21 @@ class CardName(Base):
     """A card's printed name in one locale (English included)."""
 
     __tablename__ = "card_names"
-    __table_args__ = (Index("ix_card_names_name", "name"),)
+    __table_args__ = (
+        Index("ix_card_names_name", "name"),
+        {"comment": "A card's printed name in one locale (English included)."},
+    )
 
     card_id: Mapped[int] = mapped_column(
         ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
     )
     locale: Mapped[str] = mapped_column(ForeignKey("locales.code"), primary_key=True)
-    name: Mapped[str] = mapped_column(Text)
-    source_id: Mapped[int | None] = mapped_column(ForeignKey("sources.id"), index=True)
+    name: Mapped[str] = mapped_column(Text, comment="The name printed on cards in this locale.")
+    source_id: Mapped[int | None] = mapped_column(
+        ForeignKey("sources.id"),
+        index=True,
+        comment="The imported file that gave the name; NULL when an editor typed it.",
+    )
 
     card: Mapped[Card] = relationship(back_populates="names")
 
@@ -115,21 +129,28 @@ class Ruling(Base):
     """One ruling text, shared by every card it applies to."""
 
     __tablename__ = "rulings"
+    __table_args__ = ({"comment": "One ruling text, shared by every card it applies to."},)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     text: Mapped[str] = mapped_column(Text)
-    text_key: Mapped[str] = mapped_column(String(32), unique=True)
-    """Hash of the text with typography folded (kb.text.text_key)."""
-    skeleton_key: Mapped[str] = mapped_column(String(32), index=True)
-    """Hash of the folded text without mana symbols: finds damaged copies (kb.text.skeleton_key)."""
-    origin: Mapped[str | None] = mapped_column(String(16))
-    """Who wrote it, where a source says: wotc or scryfall."""
+    text_key: Mapped[str] = mapped_column(
+        String(32), unique=True, comment="Hash of the text with typography folded: one per ruling."
+    )
+    skeleton_key: Mapped[str] = mapped_column(
+        String(32),
+        index=True,
+        comment="Hash of the folded text without mana symbols: shared by damaged copies.",
+    )
+    origin: Mapped[str | None] = mapped_column(
+        String(16), comment="Who wrote it, where a source says: wotc or scryfall."
+    )
 
 
 class CardRuling(Base):
     """A ruling as published for one card."""
 
     __tablename__ = "card_rulings"
+    __table_args__ = ({"comment": "A ruling as published for one card: links cards and rulings."},)
 
     card_id: Mapped[int] = mapped_column(
         ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
@@ -137,8 +158,10 @@ class CardRuling(Base):
     ruling_id: Mapped[int] = mapped_column(
         ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True, index=True
     )
-    published_on: Mapped[dt.date | None] = mapped_column(Date)
-    position: Mapped[int] = mapped_column(Integer)
+    published_on: Mapped[dt.date | None] = mapped_column(
+        Date, comment="Date the ruling was published for this card; NULL where the page had none."
+    )
+    position: Mapped[int] = mapped_column(Integer, comment="Order on the card's page.")
     source_id: Mapped[int | None] = mapped_column(ForeignKey("sources.id"), index=True)
 
 
@@ -146,17 +169,24 @@ class Mechanic(Base):
     """A keyword or grouping term that cards and rulings are tagged with."""
 
     __tablename__ = "mechanics"
+    __table_args__ = (
+        {"comment": "Keyword abilities, keyword actions and terms (such as outlaw) used as tags."},
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    slug: Mapped[str] = mapped_column(String(64), unique=True)
-    kind: Mapped[str] = mapped_column(String(32))
-    rule: Mapped[str | None] = mapped_column(String(16))
-    pattern: Mapped[str | None] = mapped_column(Text)
-    """Regular expression (case-insensitive) that tags rulings and Oracle texts."""
+    slug: Mapped[str] = mapped_column(String(64), unique=True, comment="Stable English identifier.")
+    kind: Mapped[str] = mapped_column(
+        String(32), comment="keyword_ability, keyword_action or term."
+    )
+    rule: Mapped[str | None] = mapped_column(String(16), comment="Comprehensive Rules section.")
+    pattern: Mapped[str | None] = mapped_column(
+        Text, comment="Regular expression (case-insensitive) that tags rulings and Oracle texts."
+    )
 
 
 class MechanicName(Base):
     __tablename__ = "mechanic_names"
+    __table_args__ = ({"comment": "A mechanic's name in one locale."},)
 
     mechanic_id: Mapped[int] = mapped_column(
         ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True
@@ -167,6 +197,7 @@ class MechanicName(Base):
 
 class CardMechanic(Base):
     __tablename__ = "card_mechanics"
+    __table_args__ = ({"comment": "Tags: which cards have which mechanic."},)
 
     card_id: Mapped[int] = mapped_column(
         ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
@@ -178,6 +209,7 @@ class CardMechanic(Base):
 
 class RulingMechanic(Base):
     __tablename__ = "ruling_mechanics"
+    __table_args__ = ({"comment": "Tags: which rulings explain which mechanic."},)
 
     ruling_id: Mapped[int] = mapped_column(
         ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True
@@ -191,14 +223,76 @@ class RulingTranslation(Base):
     """A community translation of a ruling; unofficial, shown beside the English original."""
 
     __tablename__ = "ruling_translations"
+    __table_args__ = (
+        {"comment": "Community translations of rulings; unofficial, shown beside the English."},
+    )
 
     ruling_id: Mapped[int] = mapped_column(
         ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True
     )
     locale: Mapped[str] = mapped_column(ForeignKey("locales.code"), primary_key=True)
     text: Mapped[str] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(16), default="draft")
-    """draft or reviewed."""
+    status: Mapped[str] = mapped_column(String(16), default="draft", comment="draft or reviewed.")
+
+
+class Revision(Base):
+    """One audited edit by a community editor; ``kb revert`` undoes one by adding another."""
+
+    __tablename__ = "revisions"
+    __table_args__ = ({"comment": "Audit log: every edit made with kb edit or kb revert."},)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    editor: Mapped[str] = mapped_column(String(64), index=True, comment="Who made the edit.")
+    made_at: Mapped[dt.datetime] = mapped_column(DateTime, comment="When (UTC).")
+    action: Mapped[str] = mapped_column(String(32), comment="The edit, e.g. ruling-text.")
+    table_name: Mapped[str] = mapped_column(String(64), comment="The table the edit changed.")
+    row_key: Mapped[dict[str, Any]] = mapped_column(
+        JSON, comment="Primary key of the changed row, as a JSON object."
+    )
+    old_value: Mapped[dict[str, Any] | None] = mapped_column(
+        JSON, comment="The changed columns before the edit; NULL when the row was added."
+    )
+    new_value: Mapped[dict[str, Any] | None] = mapped_column(
+        JSON, comment="The changed columns after the edit; NULL when the row was removed."
+    )
+    card_id: Mapped[int | None] = mapped_column(
+        Integer, index=True, comment="The card concerned, if any (for kb history --card)."
+    )
+    ruling_id: Mapped[int | None] = mapped_column(
+        Integer, index=True, comment="The ruling concerned, if any (for kb history --ruling)."
+    )
+    reverts_id: Mapped[int | None] = mapped_column(
+        ForeignKey("revisions.id"), comment="The revision this one undoes."
+    )
+
+
+# Views created by migration 0002 for editors' queries. They are not tables in Base.metadata
+# (Alembic would try to create them); this is what kb schema and docs/schema.md show of them.
+VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "names_view": (
+        "A card's name in every locale: one row per card and locale, name NULL where missing.",
+        ("card_id", "card", "locale", "language", "name"),
+    ),
+    "card_rulings_view": (
+        "A card's rulings in every locale, with its localized name (NULL where missing) and "
+        "the ruling's mechanic tags (comma-separated slugs).",
+        (
+            "card_id",
+            "card",
+            "locale",
+            "localized_name",
+            "ruling_id",
+            "ruling",
+            "published_on",
+            "position",
+            "mechanics",
+        ),
+    ),
+    "ruling_cards_view": (
+        "Each ruling with the number and English names of the cards sharing it, and its tags.",
+        ("ruling_id", "ruling", "card_count", "cards", "mechanics"),
+    ),
+}
 
 
 def database_url(url: str | None = None) -> str:

@@ -1,0 +1,351 @@
+"""Audited edits by community editors, each in one transaction with a row in ``revisions``.
+
+Every edit is a change of one row from the state the editor saw (``old``, None when the row is
+absent) to a new state (``new``, None to remove it). The write states the old values in its
+WHERE clause, so when another editor changed the row in the meantime it affects no row and the
+edit fails with a conflict instead of overwriting their work (optimistic concurrency). ``kb
+revert`` applies a revision backwards through the same path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Table, and_, delete, insert, or_, select, true, update
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
+
+from kb import text as ruling_text
+from kb.db import Base, Card, CardName, CardRuling, Mechanic, Revision, Ruling, RulingTranslation
+from kb.sql import QueryResult
+
+# Long enough for a queue of editors on one SQLite file; each edit holds the lock briefly.
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+TRANSLATION_STATUSES = ("draft", "reviewed")
+
+Values = dict[str, Any]
+
+
+class EditError(Exception):
+    """An edit that cannot be made; the message is one line for the editor."""
+
+
+class ConflictError(EditError):
+    """The row is no longer what the editor saw: someone else changed it first."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One row going from ``old`` to ``new``; None means the row is absent."""
+
+    table: str
+    key: Values
+    old: Values | None
+    new: Values | None
+    card_id: int | None = None
+    ruling_id: int | None = None
+
+
+@contextmanager
+def edit_transaction(engine: Engine) -> Iterator[Connection]:
+    """One write transaction; on SQLite in WAL mode, waiting for the write lock up front.
+
+    ``BEGIN IMMEDIATE`` takes SQLite's write lock before the first read, so two editors queue
+    (for up to the busy timeout) instead of failing with "database is locked" when both read
+    and then try to write.
+    """
+    with engine.connect() as connection:
+        if connection.dialect.name == "sqlite":
+            connection.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            connection.exec_driver_sql("PRAGMA journal_mode = WAL")
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        yield connection
+        connection.commit()  # on an exception, leaving the block rolls back
+
+
+def _table(name: str) -> Table:
+    return Base.metadata.tables[name]
+
+
+def _derived(table: str, values: Values) -> Values:
+    """Columns computed from the edited ones: a ruling's keys follow its text."""
+    if table == "rulings" and "text" in values:
+        return {
+            "text_key": ruling_text.text_key(values["text"]),
+            "skeleton_key": ruling_text.skeleton_key(values["text"]),
+        }
+    return {}
+
+
+def _matches(table: Table, values: Mapping[str, Any]) -> Any:
+    # true() first: a tag row's old state {} (the row exists) adds no condition.
+    return and_(true(), *(table.c[column] == value for column, value in values.items()))
+
+
+def _apply(connection: Connection, change: Change) -> None:
+    """Write ``change``; raise ConflictError when the row is not in its ``old`` state."""
+    table = _table(change.table)
+    where = _matches(table, change.key)
+    try:
+        if change.old is None:
+            new = change.new or {}
+            connection.execute(insert(table).values(change.key | new | _derived(change.table, new)))
+            return
+        expected = and_(where, _matches(table, change.old))
+        if change.new is None:
+            result = connection.execute(delete(table).where(expected))
+        else:
+            values = change.new | _derived(change.table, change.new)
+            result = connection.execute(update(table).where(expected).values(values))
+    except IntegrityError as error:
+        raise _integrity_error(change, error) from None
+    if result.rowcount != 1:
+        raise ConflictError(
+            f"{change.table} {_describe_key(change.key)} was changed by someone else since you "
+            "read it; nothing was written. Read it again and redo your edit."
+        )
+
+
+def _integrity_error(change: Change, error: IntegrityError) -> EditError:
+    if change.old is None:
+        return ConflictError(
+            f"{change.table} {_describe_key(change.key)} already exists (someone added it)"
+        )
+    if change.table == "rulings":
+        return EditError("another ruling already has this text; link the cards to that one")
+    return EditError(str(error.orig).splitlines()[0])
+
+
+def _describe_key(key: Values) -> str:
+    return ", ".join(f"{column}={value}" for column, value in key.items())
+
+
+def _record(
+    connection: Connection, editor: str, action: str, change: Change, reverts: int | None = None
+) -> int:
+    revision_id: int = connection.execute(
+        insert(Revision)
+        .values(
+            editor=editor,
+            made_at=dt.datetime.now(dt.UTC).replace(tzinfo=None),
+            action=action,
+            table_name=change.table,
+            row_key=change.key,
+            old_value=change.old,
+            new_value=change.new,
+            card_id=change.card_id,
+            ruling_id=change.ruling_id,
+            reverts_id=reverts,
+        )
+        .returning(Revision.id)
+    ).scalar_one()
+    return revision_id
+
+
+def _commit_change(
+    engine: Engine, editor: str, action: str, plan: Callable[[Connection], Change]
+) -> int:
+    """Read the row with ``plan(connection) -> Change``, write the change, record it."""
+    if not editor.strip():
+        raise EditError("say who you are: --editor NAME or env KB_EDITOR")
+    with edit_transaction(engine) as connection:
+        change = plan(connection)
+        if change.old == change.new:
+            raise EditError("nothing to change: the new value is the current one")
+        _apply(connection, change)
+        return _record(connection, editor, action, change)
+
+
+def find_card(connection: Connection, card: str) -> int:
+    """A card by id, English name or any localized name."""
+    if card.isdigit():
+        found = connection.execute(select(Card.id).where(Card.id == int(card))).scalar()
+    else:
+        found = connection.execute(
+            select(Card.id)
+            .outerjoin(CardName, CardName.card_id == Card.id)
+            .where(or_(Card.name == card, CardName.name == card))
+            .limit(1)
+        ).scalar()
+    if found is None:
+        raise EditError(f"no card {card!r} (give its id, English name or a localized name)")
+    return found
+
+
+def _ruling(connection: Connection, ruling_id: int) -> str:
+    found = connection.execute(select(Ruling.text).where(Ruling.id == ruling_id)).scalar()
+    if found is None:
+        raise EditError(f"no ruling {ruling_id}")
+    return found
+
+
+def _mechanic(connection: Connection, slug: str) -> int:
+    found = connection.execute(select(Mechanic.id).where(Mechanic.slug == slug)).scalar()
+    if found is None:
+        raise EditError(f"no mechanic {slug!r}")
+    return found
+
+
+def set_ruling_text(
+    engine: Engine, editor: str, ruling_id: int, new_text: str, expect_text: str | None = None
+) -> int:
+    """Change a ruling's text (on every card that shares it); ``expect_text`` is what the
+    editor saw, by default the text read now. Returns the revision id."""
+
+    def plan(connection: Connection) -> Change:
+        current = _ruling(connection, ruling_id)
+        old = current if expect_text is None else expect_text
+        return Change(
+            "rulings", {"id": ruling_id}, {"text": old}, {"text": new_text}, None, ruling_id
+        )
+
+    return _commit_change(engine, editor, "ruling-text", plan)
+
+
+def set_card_name(
+    engine: Engine,
+    editor: str,
+    card: str,
+    locale: str,
+    name: str,
+    expect_name: str | None = None,
+) -> int:
+    """Add or change a card's name in ``locale``."""
+
+    def plan(connection: Connection) -> Change:
+        card_id = find_card(connection, card)
+        row = connection.execute(
+            select(CardName.name, CardName.source_id).where(
+                CardName.card_id == card_id, CardName.locale == locale
+            )
+        ).one_or_none()
+        old: Values | None = None
+        if row is not None:
+            old = {"name": row.name if expect_name is None else expect_name}
+            old["source_id"] = row.source_id
+        key = {"card_id": card_id, "locale": locale}
+        # An editor's name comes from no imported file.
+        return Change("card_names", key, old, {"name": name, "source_id": None}, card_id)
+
+    return _commit_change(engine, editor, "card-name", plan)
+
+
+def set_tag(
+    engine: Engine,
+    editor: str,
+    mechanic: str,
+    tagged: bool,
+    card: str | None = None,
+    ruling_id: int | None = None,
+) -> int:
+    """Tag (or untag) a card or a ruling with a mechanic."""
+    if card is not None and ruling_id is not None:
+        raise EditError("name a card or a ruling, not both")
+
+    def plan(connection: Connection) -> Change:
+        mechanic_id = _mechanic(connection, mechanic)
+        card_id: int | None = None
+        if card is not None:
+            card_id = find_card(connection, card)
+            table, key = "card_mechanics", {"card_id": card_id, "mechanic_id": mechanic_id}
+        elif ruling_id is not None:
+            _ruling(connection, ruling_id)
+            table, key = "ruling_mechanics", {"ruling_id": ruling_id, "mechanic_id": mechanic_id}
+        else:
+            raise EditError("name a card (--card) or a ruling (--ruling) to tag")
+        exists = connection.execute(select(_table(table)).where(_matches(_table(table), key)))
+        present: Values | None = {} if exists.first() is not None else None
+        return Change(table, key, present, {} if tagged else None, card_id, ruling_id)
+
+    return _commit_change(engine, editor, "tag" if tagged else "untag", plan)
+
+
+def set_translation(
+    engine: Engine,
+    editor: str,
+    ruling_id: int,
+    locale: str,
+    new_text: str | None = None,
+    status: str = "draft",
+) -> int:
+    """Add or change a ruling's translation (``new_text``), or only set its status (review)."""
+    if locale == "en":
+        raise EditError("rulings are in English already; translations are for other locales")
+    if status not in TRANSLATION_STATUSES:
+        raise EditError(f"status must be one of {', '.join(TRANSLATION_STATUSES)}")
+
+    def plan(connection: Connection) -> Change:
+        _ruling(connection, ruling_id)
+        row = connection.execute(
+            select(RulingTranslation.text, RulingTranslation.status).where(
+                RulingTranslation.ruling_id == ruling_id, RulingTranslation.locale == locale
+            )
+        ).one_or_none()
+        old = None if row is None else {"text": row.text, "status": row.status}
+        text = new_text if new_text is not None else (old or {}).get("text")
+        if text is None:
+            raise EditError(f"ruling {ruling_id} has no {locale} translation to review")
+        new = {"text": text, "status": status}
+        key = {"ruling_id": ruling_id, "locale": locale}
+        return Change("ruling_translations", key, old, new, None, ruling_id)
+
+    action = "translation" if new_text is not None else "review"
+    return _commit_change(engine, editor, action, plan)
+
+
+def revert(engine: Engine, editor: str, revision_id: int) -> int:
+    """Undo one revision, when its row is still as that revision left it; recorded too."""
+    if not editor.strip():
+        raise EditError("say who you are: --editor NAME or env KB_EDITOR")
+    with edit_transaction(engine) as connection:
+        revision = connection.execute(
+            select(Revision).where(Revision.id == revision_id)
+        ).one_or_none()
+        if revision is None:
+            raise EditError(f"no revision {revision_id}")
+        change = Change(
+            revision.table_name,
+            revision.row_key,
+            revision.new_value,
+            revision.old_value,
+            revision.card_id,
+            revision.ruling_id,
+        )
+        _apply(connection, change)
+        return _record(connection, editor, "revert", change, reverts=revision_id)
+
+
+def history(
+    engine: Engine,
+    card: str | None = None,
+    ruling_id: int | None = None,
+    editor: str | None = None,
+) -> QueryResult:
+    """Revisions, oldest first, filtered by card, ruling and editor."""
+    columns = [
+        Revision.id,
+        Revision.made_at,
+        Revision.editor,
+        Revision.action,
+        Revision.table_name,
+        Revision.row_key,
+        Revision.old_value,
+        Revision.new_value,
+    ]
+    query = select(*columns).order_by(Revision.id)
+    with engine.connect() as connection:
+        if card is not None:
+            card_id = find_card(connection, card)
+            # A card's history includes the changes of the rulings it shows.
+            rulings = select(CardRuling.ruling_id).where(CardRuling.card_id == card_id)
+            query = query.where(or_(Revision.card_id == card_id, Revision.ruling_id.in_(rulings)))
+        if ruling_id is not None:
+            query = query.where(Revision.ruling_id == ruling_id)
+        if editor is not None:
+            query = query.where(Revision.editor == editor)
+        rows = [tuple(row) for row in connection.execute(query)]
+    return QueryResult([column.key for column in columns], rows, truncated=False)

@@ -1,0 +1,217 @@
+"""Audited edits: every change recorded, revertible, and safe with several editors at once."""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
+
+from kb import db, edits, text
+from kb.db import make_engine
+
+SAME_MODE = 2  # "You can’t choose the same mode more than once.", on both demo cards
+SAME_MODE_TEXT = "You can’t choose the same mode more than once."
+
+
+def ruling(database_url: str, ruling_id: int) -> db.Ruling:
+    engine = make_engine(database_url)
+    with engine.connect() as connection:
+        row = connection.execute(select(db.Ruling).where(db.Ruling.id == ruling_id)).one()
+    engine.dispose()
+    return row  # type: ignore[return-value]
+
+
+def test_editing_a_ruling_changes_it_on_every_card_and_is_recorded(demo_url: str) -> None:  # noqa: F811
+    new = "You can't choose the same mode more than once, even with a copy."
+    result = run_kb(demo_url, "edit", "ruling-text", str(SAME_MODE), new, "--editor", "ann")
+    assert result.stdout == "revision 1\n"
+    changed = ruling(demo_url, SAME_MODE)
+    assert (changed.text, changed.text_key, changed.skeleton_key) == (
+        new,
+        text.text_key(new),
+        text.skeleton_key(new),
+    )
+    cards = run_kb(
+        demo_url,
+        "sql",
+        "--csv",
+        "SELECT DISTINCT card FROM card_rulings_view WHERE ruling_id = 2 ORDER BY card",
+    )
+    assert cards.stdout == "card\nCaught in the Crossfire\nThree Steps Ahead\n"
+    history = run_kb(demo_url, "history", "--ruling", "2", "--csv").stdout.splitlines()
+    assert history[0] == "id,made_at,editor,action,table_name,row_key,old_value,new_value"
+    assert re.fullmatch(
+        r'1,[0-9T:.-]+,ann,ruling-text,rulings,"{""id"": 2}",'
+        r'"{""text"": ""You can’t choose the same mode more than once.""}",".*"',
+        history[1],
+    )
+
+
+def test_the_editor_is_required(demo_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.delenv("KB_EDITOR", raising=False)
+    result = run_kb(demo_url, "edit", "ruling-text", "2", "x")
+    assert result.exit_code == 2
+    assert "Missing option '--editor'" in result.stderr
+    monkeypatch.setenv("KB_EDITOR", "env-editor")
+    assert (
+        run_kb(demo_url, "edit", "card-name", "Three Steps Ahead", "ko", "세 발짝 앞서").exit_code
+        == 0
+    )
+    assert "env-editor" in run_kb(demo_url, "history", "--editor", "env-editor").stdout
+
+
+def test_names_tags_translations_history_and_revert(demo_url: str) -> None:  # noqa: F811
+    edit = ["edit", "--help"]
+    assert run_kb(demo_url, *edit).exit_code == 0
+    steps = [
+        ["edit", "card-name", "Drei Schritte voraus", "ko", "세 발짝 앞서"],
+        ["edit", "card-name", "Three Steps Ahead", "it", "Tre passi avanti"],
+        ["edit", "tag", "outlaw", "--card", "Three Steps Ahead"],
+        ["edit", "untag", "spree", "--ruling", "2"],
+        ["edit", "translation", "2", "it", "Non puoi scegliere lo stesso modo più di una volta."],
+        ["edit", "review", "2", "it"],
+    ]
+    for number, step in enumerate(steps, start=1):
+        result = run_kb(demo_url, *step, "--editor", "ann")
+        assert result.stdout == f"revision {number}\n", result.output
+    names = run_kb(
+        demo_url,
+        "sql",
+        "--csv",
+        "SELECT locale, name FROM names_view WHERE card_id = 1 AND locale IN ('it', 'ko') "
+        "ORDER BY locale",
+    )
+    assert names.stdout == "locale,name\nit,Tre passi avanti\nko,세 발짝 앞서\n"
+    card_history = run_kb(demo_url, "history", "--card", "Three Steps Ahead", "--csv").stdout
+    # Ruling 2 stands on Three Steps Ahead: its changes are in the card's history too.
+    assert [line.split(",")[3] for line in card_history.splitlines()[1:]] == [
+        "card-name",
+        "card-name",
+        "tag",
+        "untag",
+        "translation",
+        "review",
+    ]
+    # Undo, newest first; each undo is itself a revision.
+    for number in range(len(steps), 0, -1):
+        assert run_kb(demo_url, "revert", str(number), "--editor", "bob").exit_code == 0
+    state = run_kb(
+        demo_url,
+        "sql",
+        "--csv",
+        "SELECT (SELECT count(*) FROM card_names WHERE card_id = 1 AND locale = 'ko') AS ko, "
+        "(SELECT name FROM card_names WHERE card_id = 1 AND locale = 'it') AS it, "
+        "(SELECT count(*) FROM card_mechanics) AS card_tags, "
+        "(SELECT count(*) FROM ruling_mechanics WHERE ruling_id = 2) AS ruling_2_tags, "
+        "(SELECT count(*) FROM ruling_translations) AS translations, "
+        "(SELECT count(*) FROM revisions WHERE editor = 'bob') AS reverts",
+    )
+    assert (
+        state.stdout
+        == "ko,it,card_tags,ruling_2_tags,translations,reverts\n0,Tre Passi Avanti,3,1,0,6\n"
+    )
+
+
+def test_a_stale_edit_is_a_conflict_and_nothing_is_lost(demo_url: str) -> None:  # noqa: F811
+    engine = make_engine(demo_url)
+    seen = SAME_MODE_TEXT  # both editors read this
+    edits.set_ruling_text(engine, "ann", SAME_MODE, "ann's text", expect_text=seen)
+    with pytest.raises(edits.ConflictError, match="changed by someone else"):
+        edits.set_ruling_text(engine, "bob", SAME_MODE, "bob's text", expect_text=seen)
+    engine.dispose()
+    assert ruling(demo_url, SAME_MODE).text == "ann's text"
+    result = run_kb(
+        demo_url, "edit", "ruling-text", "2", "x", "--expect-text", seen, "--editor", "bob"
+    )
+    assert result.exit_code == 1
+    assert result.stderr.startswith("kb: error: rulings id=2 was changed by someone else")
+    # Reverting a revision whose row changed since is a conflict too.
+    assert run_kb(demo_url, "edit", "ruling-text", "2", "carl's", "--editor", "carl").exit_code == 0
+    assert run_kb(demo_url, "revert", "1", "--editor", "dan").stderr.startswith(
+        "kb: error: rulings id=2 was changed by someone else"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["edit", "ruling-text", "999", "x"], "kb: error: no ruling 999\n"),
+        (
+            ["edit", "ruling-text", "3", SAME_MODE_TEXT],
+            "kb: error: another ruling already has this text; link the cards to that one\n",
+        ),
+        (
+            ["edit", "card-name", "Nobody", "it", "x"],
+            "kb: error: no card 'Nobody' (give its id, English name or a localized name)\n",
+        ),
+        (
+            ["edit", "tag", "spree", "--card", "Three Steps Ahead"],
+            "kb: error: nothing to change: the new value is the current one\n",
+        ),
+        (["edit", "tag", "nope", "--ruling", "1"], "kb: error: no mechanic 'nope'\n"),
+        (["edit", "review", "1", "de"], "kb: error: ruling 1 has no de translation to review\n"),
+        (["revert", "42"], "kb: error: no revision 42\n"),
+    ],
+)
+def test_bad_edits_are_one_line_errors(demo_url: str, args: list[str], message: str) -> None:  # noqa: F811
+    result = run_kb(demo_url, *args, "--editor", "ann")
+    assert (result.exit_code, result.stderr) == (1, message)
+
+
+WORKERS = 4
+EDITS_EACH = 10
+
+
+def _append_marks(database_url: str, worker: int) -> None:
+    """One editor process: append its marks to ruling 2, redoing an edit after a conflict."""
+    engine = make_engine(database_url)
+    for number in range(EDITS_EACH):
+        while True:
+            current = ruling_text_now(engine)
+            try:
+                edits.set_ruling_text(
+                    engine, f"w{worker}", SAME_MODE, f"{current} [{worker}.{number}]", current
+                )
+                break
+            except edits.ConflictError:
+                continue
+    engine.dispose()
+
+
+def ruling_text_now(engine: Engine) -> str:
+    with engine.connect() as connection:
+        return connection.execute(
+            select(db.Ruling.text).where(db.Ruling.id == SAME_MODE)
+        ).scalar_one()
+
+
+def test_parallel_editors_lose_no_update(demo_url: str) -> None:  # noqa: F811
+    context = multiprocessing.get_context("fork")
+    processes = [
+        context.Process(target=_append_marks, args=(demo_url, worker)) for worker in range(WORKERS)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=120)
+    assert [process.exitcode for process in processes] == [0] * WORKERS
+    engine = make_engine(demo_url)
+    final = ruling_text_now(engine)
+    with engine.connect() as connection:
+        revisions = connection.execute(select(db.Revision).order_by(db.Revision.id)).all()
+    engine.dispose()
+    marks = re.findall(r"\[(\d)\.(\d+)\]", final)
+    assert sorted(marks) == sorted(
+        (str(w), str(n)) for w in range(WORKERS) for n in range(EDITS_EACH)
+    )
+    for worker in range(WORKERS):  # each editor's marks in its own order
+        assert [int(n) for w, n in marks if w == str(worker)] == list(range(EDITS_EACH))
+    assert len(revisions) == WORKERS * EDITS_EACH
+    # The revisions chain: each starts from the text the previous one left.
+    texts = [SAME_MODE_TEXT] + [revision.new_value["text"] for revision in revisions]
+    assert [revision.old_value["text"] for revision in revisions] == texts[:-1]
+    assert texts[-1] == final

@@ -1,0 +1,124 @@
+"""Saved queries (queries/*.sql): listed, documented, and right on the demo store."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from sqlalchemy import insert
+from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
+
+from kb import db, edits
+from kb.db import make_engine
+from kb.sql import saved_queries
+
+
+def rows(database_url: str, *args: str) -> list[dict[str, str]]:
+    result = run_kb(database_url, "query", "--csv", *args)
+    assert result.exit_code == 0, result.output
+    return list(csv.DictReader(io.StringIO(result.stdout)))
+
+
+def test_every_saved_query_has_a_title_and_description() -> None:
+    queries = saved_queries()
+    assert {
+        "missing_names",
+        "untagged_rulings",
+        "most_shared_rulings",
+        "undated_links",
+        "near_duplicate_rulings",
+        "translations_to_review",
+    } <= set(queries)
+    for query in queries.values():
+        assert query.title and query.description
+    assert queries["missing_names"].parameters == {
+        "mechanic": "mechanic slug, e.g. spree",
+        "locale": "locale code, e.g. it",
+    }
+
+
+def test_list_shows_names_parameters_and_titles(database_url: str) -> None:
+    output = run_kb(database_url, "query", "--list").stdout
+    assert "missing_names -p mechanic … -p locale …\n    Cards of a mechanic missing" in output
+
+
+def test_missing_parameter_and_unknown_query_are_one_line_errors(database_url: str) -> None:
+    missing = run_kb(database_url, "query", "missing_names", "-p", "locale", "it")
+    assert missing.stderr == "kb: error: missing_names needs -p mechanic VALUE\n"
+    unknown = run_kb(database_url, "query", "nope")
+    assert unknown.stderr == "kb: error: no saved query 'nope'; kb query --list shows them\n"
+
+
+def test_missing_names(demo_url: str) -> None:  # noqa: F811
+    korean = rows(demo_url, "missing_names", "-p", "mechanic", "spree", "-p", "locale", "ko")
+    assert [row["card"] for row in korean] == ["Caught in the Crossfire", "Three Steps Ahead"]
+    assert rows(demo_url, "missing_names", "-p", "mechanic", "spree", "-p", "locale", "it") == []
+
+
+def test_untagged_rulings(demo_url: str) -> None:  # noqa: F811
+    untagged = rows(demo_url, "untagged_rulings")
+    assert len(untagged) == 6
+    assert all(row["card_count"] == "1" for row in untagged)
+    assert untagged[0]["ruling"].startswith("The token copies exactly what was printed")
+
+
+def test_most_shared_rulings(demo_url: str) -> None:  # noqa: F811
+    shared = rows(demo_url, "most_shared_rulings")
+    assert [row["card_count"] for row in shared[:12]] == ["2"] * 12
+    assert shared[12]["card_count"] == "1"
+    assert shared[0]["cards"] == "Caught in the Crossfire, Three Steps Ahead"
+
+
+def test_undated_links(demo_url: str) -> None:  # noqa: F811
+    undated = rows(demo_url, "undated_links")
+    assert {row["card"] for row in undated} == {"Caught in the Crossfire"}
+    assert len(undated) == 15  # the Italian page is undated; 18 German links are dated
+
+
+def test_near_duplicate_rulings(demo_url: str) -> None:  # noqa: F811
+    assert rows(demo_url, "near_duplicate_rulings") == []
+    engine = make_engine(demo_url)
+    with engine.begin() as connection:  # a damaged copy the importer would have merged
+        connection.execute(
+            insert(db.Ruling).values(
+                id=100,
+                text="If the copied permanent has in its mana cost, X is 0 .",
+                text_key="damaged",
+                skeleton_key=connection.execute(
+                    db.Ruling.__table__.select().where(
+                        db.Ruling.text.like("If the copied permanent has%")
+                    )
+                )
+                .one()
+                .skeleton_key,
+            )
+        )
+    engine.dispose()
+    pairs = rows(demo_url, "near_duplicate_rulings")
+    assert [(row["other_ruling_id"], row["reason"]) for row in pairs] == [
+        ("100", "same without symbols")
+    ]
+
+
+def test_translations_to_review(demo_url: str) -> None:  # noqa: F811
+    engine = make_engine(demo_url)
+    edits.set_translation(
+        engine, "ann", 2, "it", "Non puoi scegliere lo stesso modo più di una volta."
+    )
+    edits.set_translation(engine, "ann", 3, "it", "Ogni costo addizionale…")
+    edits.set_translation(engine, "bob", 3, "it", status="reviewed")
+    engine.dispose()
+    waiting = rows(demo_url, "translations_to_review", "-p", "locale", "it")
+    assert [(row["ruling_id"], row["translation"]) for row in waiting] == [
+        ("2", "Non puoi scegliere lo stesso modo più di una volta.")
+    ]
+    assert rows(demo_url, "translations_to_review", "-p", "locale", "de") == []
+
+
+@pytest.mark.parametrize("name", sorted(saved_queries()))
+def test_every_saved_query_runs_on_an_empty_store(database_url: str, name: str) -> None:
+    params = [
+        arg for parameter in saved_queries()[name].parameters for arg in ("-p", parameter, "x")
+    ]
+    assert rows(database_url, name, *params) == []
