@@ -35,7 +35,7 @@ WORDS = (
     "the spell ability creature target player card battlefield token copy counter damage "
     "controller mana cost mode effect turn graveyard hand library exile permanent trigger "
     "resolve choose pay additional value power toughness attack block combat"
-).split()
+).split(" ")
 MECHANICS = 120
 RULINGS_PER_MECHANIC = 4
 LINKS_PER_CARD = 2
@@ -83,7 +83,7 @@ def cards_and_rulings(
             "oracle_id": oracle_id,
             "name": english,
             "layout": "normal",
-            "mana_cost": "{%d}{U}" % rng.randint(1, 6),
+            "mana_cost": f"{{{rng.randint(1, 6)}}}{{U}}",
             "type_line": "Creature — Synthetic",
             "oracle_text": oracle_text,
             "keywords": [keyword] if keyword else [],
@@ -106,7 +106,9 @@ def cards_and_rulings(
                 "object": "ruling",
                 "oracle_id": oracle_id,
                 "source": rng.choice(("wotc", "wotc", "scryfall")),
-                "published_at": f"20{rng.randint(10, 24)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+                "published_at": (
+                    f"20{rng.randint(10, 24)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"
+                ),
                 "comment": text,
             }
             for text in texts
