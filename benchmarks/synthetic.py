@@ -31,11 +31,42 @@ ALPHABETS = {
     "zhs": "龙火影光风水石剑王神魔兽灵战",
     "zht": "龍火影光風水石劍王神魔獸靈戰",
 }
-WORDS = (
-    "the spell ability creature target player card battlefield token copy counter damage "
-    "controller mana cost mode effect turn graveyard hand library exile permanent trigger "
-    "resolve choose pay additional value power toughness attack block combat"
-).split(" ")
+WORDS = [
+    "the",
+    "spell",
+    "ability",
+    "creature",
+    "target",
+    "player",
+    "card",
+    "battlefield",
+    "token",
+    "copy",
+    "counter",
+    "damage",
+    "controller",
+    "mana",
+    "cost",
+    "mode",
+    "effect",
+    "turn",
+    "graveyard",
+    "hand",
+    "library",
+    "exile",
+    "permanent",
+    "trigger",
+    "resolve",
+    "choose",
+    "pay",
+    "additional",
+    "value",
+    "power",
+    "toughness",
+    "attack",
+    "block",
+    "combat",
+]
 MECHANICS = 120
 RULINGS_PER_MECHANIC = 4
 LINKS_PER_CARD = 2
