@@ -342,12 +342,16 @@ class Loader:
         if rows:
             self.connection.execute(insert(card_faces), rows)
 
-    def _cards_where(self, column: Any, keys: set[Any]) -> dict[Any, dict[str, Any]]:
+    def _cards_where(
+        self, column: Any, keys: set[Any], columns: Sequence[Any] = (cards,)
+    ) -> dict[Any, dict[str, Any]]:
+        """Rows of the cards whose ``column`` is one of ``keys`` (selecting ``columns``)."""
         keys.discard(None)
         found: dict[Any, dict[str, Any]] = {}
         for chunk in chunks(keys):
-            for row in self.connection.execute(select(cards).where(column.in_(chunk))):
-                found[row._mapping[column.name]] = dict(row._mapping)
+            query = select(*columns).where(column.in_(chunk))
+            for row in self.connection.execute(query).mappings().all():
+                found[row[column.name]] = dict(row)
         return found
 
     # Names
@@ -389,7 +393,9 @@ class Loader:
             query = select(owner_column, table.c.locale, table.c.name).where(
                 owner_column.in_(chunk)
             )
-            existing.update({(row[0], row[1]): row[2] for row in self.connection.execute(query)})
+            existing.update(
+                {(row[0], row[1]): row[2] for row in self.connection.execute(query).all()}
+            )
         with_source = "source_id" in table.c
         new_rows = []
         for (owner_id, locale), name in wanted.items():
@@ -418,8 +424,10 @@ class Loader:
     def _resolve(self, refs: Sequence[CardRef]) -> dict[CardRef, int]:
         """Card ids for the references that name a known card."""
         unique = set(refs)
-        by_oracle = self._cards_where(cards.c.oracle_id, {r.oracle_id for r in unique})
-        by_name = self._cards_where(cards.c.name, {r.name for r in unique})
+        identity = (cards.c.id, cards.c.oracle_id, cards.c.name)
+        by_oracle = self._cards_where(cards.c.oracle_id, {r.oracle_id for r in unique}, identity)
+        unresolved_names = {r.name for r in unique if r.oracle_id not in by_oracle}
+        by_name = self._cards_where(cards.c.name, unresolved_names, identity)
         resolved: dict[CardRef, int] = {}
         for ref in unique:
             row = (by_oracle.get(ref.oracle_id) if ref.oracle_id else None) or by_name.get(ref.name)
@@ -590,7 +598,9 @@ class Loader:
             query = select(card_rulings).where(
                 tuple_(card_rulings.c.card_id, card_rulings.c.ruling_id).in_(chunk)
             )
-            existing.update({(r.card_id, r.ruling_id): r for r in self.connection.execute(query)})
+            existing.update(
+                {(r.card_id, r.ruling_id): r for r in self.connection.execute(query).all()}
+            )
         next_position = self._next_positions({card_id for card_id, _ in links})
         new_rows: list[dict[str, Any]] = []
         for (card_id, ruling_id), record in links.items():
@@ -654,7 +664,7 @@ class Loader:
         existing: set[tuple[int, int]] = set()
         for chunk in chunks(wanted):
             query = select(owner_column, table.c.mechanic_id).where(owner_column.in_(chunk))
-            existing.update((row[0], row[1]) for row in self.connection.execute(query))
+            existing.update((row[0], row[1]) for row in self.connection.execute(query).all())
         new_rows = [
             {owner: owner_id, "mechanic_id": mechanic_id}
             for owner_id, mechanic_ids in wanted.items()

@@ -82,9 +82,14 @@ _ALIASES: dict[str, str] = {
     "zh_tw": "zh-Hant",
     "zh_hant": "zh-Hant",
 }
-_CANONICAL: dict[str, str] = {code.lower(): code for code in LOCALE_CODES} | _ALIASES
+_CANONICAL: dict[str, str] = (
+    {code: code for code in LOCALE_CODES} | {code.lower(): code for code in LOCALE_CODES} | _ALIASES
+)
 
 
 def canonical_locale(spelling: str) -> str | None:
     """The canonical code for a source's spelling of a print language, None if not one of 11."""
-    return _CANONICAL.get(spelling.strip().lower())
+    try:
+        return _CANONICAL[spelling]
+    except KeyError:
+        return _CANONICAL.get(spelling.strip().lower())
