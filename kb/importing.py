@@ -7,16 +7,19 @@ whole run and the transaction rolls back, leaving the store exactly as it was.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import traceback
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from sqlalchemy.engine import Engine
 
 from kb.importers import catalog, comprehensive_rules, mtgjson, scryfall, seed_pages, streams
 from kb.importers.streams import Input
-from kb.loader import Loader, Summary
+from kb.loader import BATCH_SIZE, Loader, Summary, chunks
 from kb.records import ParseError, Record
 
 CATALOG = "catalog"
@@ -30,6 +33,9 @@ FORMAT_ORDER = (
     streams.SEED_PAGE,
 )
 FORMATS = FORMAT_ORDER
+# Below this much input, starting a parser process costs more than it saves.
+PARALLEL_PARSE_BYTES = 16 * 1024 * 1024
+QUEUED_BATCHES = 8
 
 Progress = Callable[[int, int], None]
 """Called with (bytes read since the last call, records loaded so far)."""
@@ -75,22 +81,86 @@ def plan(paths: Iterable[Path], options: ImportOptions) -> list[InputFile]:
 
 
 class _ReadObserver:
-    """A digest that also reports how many stored bytes went by."""
+    """A digest that also reports how many stored bytes went by since the last report."""
 
-    def __init__(self, progress: Progress | None) -> None:
+    def __init__(self) -> None:
         self.sha256 = hashlib.sha256()
-        self.progress = progress
-        self.records = 0
+        self.unreported = 0
 
     def update(self, data: bytes) -> None:
         self.sha256.update(data)
-        if self.progress is not None:
-            self.progress(len(data), self.records)
+        self.unreported += len(data)
 
-    def counted(self, records: Iterator[Record]) -> Iterator[Record]:
-        for record in records:
-            self.records += 1
-            yield record
+    def take_unreported(self) -> int:
+        taken, self.unreported = self.unreported, 0
+        return taken
+
+
+@dataclass(frozen=True)
+class ParsedBatch:
+    records: list[Record]
+    bytes_read: int
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    sha256: str
+    bytes_read: int
+
+
+Parsed = ParsedBatch | ParsedFile
+
+
+def _parse_stream(item: InputFile) -> Iterator[Parsed]:
+    """A source file of a streamed format as batches of records, then its checksum."""
+    observer = _ReadObserver()
+    with streams.open_input(item.source, digest=observer) as stream:
+        for batch in chunks(STREAM_PARSERS[item.format](stream, item.source.name), BATCH_SIZE):
+            yield ParsedBatch(batch, observer.take_unreported())
+        # Whatever the parser did not read still counts in the checksum.
+        while stream.read(1 << 20):
+            pass
+    yield ParsedFile(observer.sha256.hexdigest(), observer.take_unreported())
+
+
+def _parse_in_worker(items: list[InputFile], queue: Any) -> None:
+    """The worker process: parse every streamed file in order, errors included, into ``queue``."""
+    try:
+        for item in items:
+            for parsed in _parse_stream(item):
+                queue.put(parsed)
+    except ParseError as error:
+        queue.put(error)
+    except BaseException:  # a bug: show it where the user looks, not in a silent worker
+        queue.put(RuntimeError(f"parsing failed:\n{traceback.format_exc()}"))
+
+
+@contextmanager
+def _parsed_streams(items: list[InputFile]) -> Iterator[Iterator[Parsed]]:
+    """The parsed streamed files, in order: in a second process for large inputs, so that
+    parsing and loading share the machine's cores; in this one for small inputs."""
+    if sum(item.size for item in items) < PARALLEL_PARSE_BYTES:
+        yield (parsed for item in items for parsed in _parse_stream(item))
+        return
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue(maxsize=QUEUED_BATCHES)
+    worker = context.Process(target=_parse_in_worker, args=(items, queue), daemon=True)
+    worker.start()
+
+    def received() -> Iterator[Parsed]:
+        remaining = len(items)
+        while remaining:
+            message = queue.get()
+            if isinstance(message, BaseException):
+                raise message
+            remaining -= isinstance(message, ParsedFile)
+            yield message
+
+    try:
+        yield received()
+    finally:
+        worker.terminate()
+        worker.join()
 
 
 def run_import(
@@ -102,44 +172,56 @@ def run_import(
 ) -> Summary:
     """Import ``paths`` in one transaction; raise ParseError (nothing written) on bad input."""
     files = files if files is not None else plan(paths, options)
-    records_before = 0
-    with engine.begin() as connection:
+    streamed = [item for item in files if item.format in STREAM_PARSERS]
+    records_loaded = 0
+
+    def report(bytes_read: int) -> None:
+        if progress is not None:
+            progress(bytes_read, records_loaded)
+
+    with engine.begin() as connection, _parsed_streams(streamed) as parsed:
         loader = Loader(connection)
         for item in files:
-            observer = _ReadObserver(progress)
-            observer.records = records_before
+            loader.begin_source(item.source.name, item.format)
+            if item.format in STREAM_PARSERS:
+                for message in parsed:
+                    report(message.bytes_read)
+                    if isinstance(message, ParsedFile):
+                        loader.end_source(message.sha256)
+                        break
+                    loader.load(message.records)
+                    records_loaded += len(message.records)
+                continue
+            observer = _ReadObserver()
             with streams.open_input(item.source, digest=observer) as stream:
-                loader.begin_source(item.source.name, item.format)
-                records = _records(item, stream, options, loader)
-                loader.load(observer.counted(records))
-                # Whatever the parser did not read still counts in the checksum.
-                while stream.read(1 << 20):
-                    pass
+                data = stream.read()
+            records = list(_small_file_records(item, data, options, loader))
+            loader.load(records)
+            records_loaded += len(records)
             loader.end_source(observer.sha256.hexdigest())
-            records_before = observer.records
+            report(item.size)
         return loader.finish()
 
 
-def _records(
-    item: InputFile, stream: BinaryIO, options: ImportOptions, loader: Loader
+STREAM_PARSERS: dict[str, Callable[[BinaryIO, str], Iterator[Record]]] = {
+    streams.SCRYFALL_RULINGS: scryfall.parse_rulings,
+    streams.SCRYFALL_CARDS: scryfall.parse_cards,
+    streams.MTGJSON: mtgjson.parse,
+    streams.COMPREHENSIVE_RULES: comprehensive_rules.parse,
+}
+
+
+def _small_file_records(
+    item: InputFile, data: bytes, options: ImportOptions, loader: Loader
 ) -> Iterator[Record]:
+    """Records of kb's own small formats, read whole (a page's locale may need the store)."""
     name = item.source.name
     if item.format == CATALOG:
-        return catalog.parse(stream.read(), name)
-    if item.format == streams.SEED_PAGE:
-        return seed_pages.parse_page(
-            stream.read(),
-            name,
-            locale=options.locale,
-            resolve_locale=lambda title: loader.locale_of_name(
-                title, must_exist=options.card is None
-            ),
-            card_name=options.card,
-        )
-    parsers: dict[str, Callable[[BinaryIO, str], Iterator[Record]]] = {
-        streams.SCRYFALL_RULINGS: scryfall.parse_rulings,
-        streams.SCRYFALL_CARDS: scryfall.parse_cards,
-        streams.MTGJSON: mtgjson.parse,
-        streams.COMPREHENSIVE_RULES: comprehensive_rules.parse,
-    }
-    return parsers[item.format](stream, name)
+        return catalog.parse(data, name)
+    return seed_pages.parse_page(
+        data,
+        name,
+        locale=options.locale,
+        resolve_locale=lambda title: loader.locale_of_name(title, must_exist=options.card is None),
+        card_name=options.card,
+    )

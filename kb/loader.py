@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from kb.records import (
     Record,
     RulingRecord,
 )
-from kb.tagging import MechanicMatcher, slugify_mechanic
+from kb.tagging import MechanicMatcher, slugify_mechanic, word_pattern
 from kb.text import better_text, has_symbols, normalize, skeleton_key, text_key
 
 BATCH_SIZE = 2000
@@ -234,7 +233,7 @@ class Loader:
                     slug=slug,
                     kind="keyword",
                     names={"en": keyword},
-                    pattern=rf"\b{re.escape(keyword.lower())}\b",
+                    pattern=word_pattern(keyword),
                 )
             )
         return self._mechanics[slug]

@@ -82,3 +82,7 @@ class ParseError(ValueError):
         self.reason = reason
         where = f"{path}:{line}" if line is not None else path
         super().__init__(f"{where}: {reason}")
+
+    def __reduce__(self) -> tuple[type[ParseError], tuple[str, str, int | None]]:
+        # Parsing runs in a worker process for large imports: errors cross back pickled.
+        return (ParseError, (self.path, self.reason, self.line))

@@ -17,6 +17,7 @@ from typing import BinaryIO
 
 from kb.importers.streams import read_errors_as_parse_errors
 from kb.records import MechanicRecord
+from kb.tagging import slugify_mechanic, word_pattern
 
 _KIND_BY_SECTION = {"701": "keyword_action", "702": "keyword_ability"}
 
@@ -42,17 +43,17 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
             if keyword := _KEYWORD_HEADING.match(line):
                 name = keyword["name"]
                 yield MechanicRecord(
-                    slug=slug(name),
+                    slug=slugify_mechanic(name),
                     kind=_KIND_BY_SECTION[keyword["section"]],
                     rule=keyword["rule"],
                     names={"en": name},
-                    pattern=_word_pattern(name),
+                    pattern=word_pattern(name),
                     line=line_number,
                 )
             elif term := _TERM_DEFINITION.match(line):
                 name = term["name"]
                 yield MechanicRecord(
-                    slug=slug(name),
+                    slug=slugify_mechanic(name),
                     kind="term",
                     rule=term["rule"],
                     names={"en": name},
@@ -69,14 +70,3 @@ def _detached(text: io.TextIOWrapper) -> Iterator[None]:
         yield
     finally:
         text.detach()
-
-
-def slug(name: str) -> str:
-    """A mechanic's URL-safe identifier: "First Strike" -> "first-strike"."""
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-def _word_pattern(name: str) -> str:
-    r"""A whole-word pattern, lower case: "Double Strike" -> r"\bdouble\s+strike\b"."""
-    words = (re.escape(word) for word in name.lower().split())
-    return r"\b" + r"\s+".join(words) + r"\b"
