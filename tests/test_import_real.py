@@ -12,7 +12,7 @@ from realdata import DATA, realdata
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from kb import db
+from kb import db, importing, migrate
 from kb.db import make_engine
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
@@ -271,3 +271,41 @@ def test_the_whole_2022_mtgjson_corpus_imports_in_one_run(sqlite_url: str) -> No
     assert faces["Valki, God of Lies // Tibalt, Cosmic Impostor"] == "modal_dfc"
     assert not run_import(engine, [realdata("mtgjson-sets-2022-05")]).changed
     engine.dispose()
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_parsing_in_a_second_process_gives_the_same_store(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: bool
+) -> None:
+    """Large inputs are parsed in a worker process; its records and errors arrive unchanged."""
+    paths = [DATA, realdata("mtgjson_OTJ_excerpt.json")]
+    if bad:
+        broken = tmp_path / "rulings.json"
+        broken.write_bytes(b'[{"object": "ruling", "oracle_id": "x", "published_at": 5}]')
+        paths.append(broken)
+    in_process = make_engine(f"sqlite:///{tmp_path / 'in-process.sqlite'}")
+    migrate.upgrade(in_process)
+    worker = make_engine(sqlite_url)
+    outcomes = []
+    for engine, threshold in ((in_process, 1 << 40), (worker, 0)):
+        monkeypatch.setattr(importing, "PARALLEL_PARSE_BYTES", threshold)
+        try:
+            outcomes.append(run_import(engine, paths).lines())
+        except ParseError as error:
+            outcomes.append([str(error)])
+    assert outcomes[0] == outcomes[1]
+    if bad:
+        assert outcomes[1] == [f"{paths[-1]}: item 1: comment (missing) is not a string"]
+    assert snapshot_rows(in_process) == snapshot_rows(worker)
+    in_process.dispose()
+    worker.dispose()
+
+
+def snapshot_rows(engine: Engine) -> list[tuple[object, ...]]:
+    with engine.connect() as connection:
+        query = (
+            select(db.Card.name, db.Ruling.text, db.CardRuling.published_on)
+            .join(db.CardRuling, db.CardRuling.card_id == db.Card.id)
+            .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id)
+        )
+        return sorted(connection.execute(query).all())

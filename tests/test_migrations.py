@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import inspect, select
+import pytest
+from sqlalchemy import insert, inspect, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 
 from kb import db, migrate
 from kb.db import make_engine
@@ -35,3 +38,8 @@ def test_downgrade_to_base_and_back(empty_database_url: str) -> None:
     migrate.check(engine)
     assert set(db.Base.metadata.tables) <= set(inspect(engine).get_table_names())
     engine.dispose()
+
+
+def test_foreign_keys_are_enforced(engine: Engine) -> None:
+    with pytest.raises(IntegrityError), engine.begin() as connection:
+        connection.execute(insert(db.CardName).values(card_id=12345, locale="de", name="Nirgends"))
