@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from realdata import DATA, realdata
@@ -19,11 +20,16 @@ from kb.records import ParseError
 
 TSA = "Three Steps Ahead"
 CITC = "Caught in the Crossfire"
+MENDED = "If the copied permanent has {X} in its mana cost, X is 0."
 
 
 def scalar(engine: Engine, query: object) -> object:
     with engine.connect() as connection:
         return connection.execute(query).scalar_one()  # type: ignore[call-overload]
+
+
+def rulings_where(engine: Engine, condition: Any) -> object:
+    return scalar(engine, select(func.count()).select_from(db.Ruling).where(condition))
 
 
 def card_dates(engine: Engine, name: str) -> list[str | None]:
@@ -43,24 +49,8 @@ def test_mtgjson_excerpt_with_the_seed_pages_keeps_one_ruling_each(engine: Engin
         db.CardRuling.card_id.in_(pair)
     )
     assert scalar(engine, rulings) == 21
-    assert (
-        scalar(
-            engine,
-            select(func.count())
-            .select_from(db.Ruling)
-            .where(db.Ruling.text == "If the copied permanent has {X} in its mana cost, X is 0."),
-        )
-        == 1
-    )
-    assert (
-        scalar(
-            engine,
-            select(func.count())
-            .select_from(db.Ruling)
-            .where(db.Ruling.text.contains("has in its mana cost")),
-        )
-        == 0
-    )
+    assert rulings_where(engine, db.Ruling.text == MENDED) == 1
+    assert rulings_where(engine, db.Ruling.text.contains("has in its mana cost")) == 0
     # MTGJSON (cards and rulings) goes before rulings pages: the good text came first.
     assert summary.counts["rulings improved"] == 0
     assert card_dates(engine, TSA) == ["2024-04-12"] * 18
@@ -79,15 +69,8 @@ def test_the_mtgjson_excerpt_first_then_the_seed_pages(engine: Engine) -> None:
     summary = run_import(engine, [DATA])
     assert summary.counts["rulings new"] == 0
     assert summary.counts["links new"] == 0
-    assert (
-        scalar(
-            engine,
-            select(func.count())
-            .select_from(db.Ruling)
-            .where(db.Ruling.text == "If the copied permanent has {X} in its mana cost, X is 0."),
-        )
-        == 1
-    )
+    assert rulings_where(engine, db.Ruling.text == MENDED) == 1
+    assert rulings_where(engine, db.Ruling.text.contains("has in its mana cost")) == 0
 
 
 def test_scryfall_cards_link_by_oracle_id_and_add_names(engine: Engine) -> None:
