@@ -115,3 +115,42 @@ def test_database_url_from_the_environment(workdir: Path) -> None:
     assert result.exit_code == 0
     assert (workdir / "other.sqlite").is_file()
     assert not (workdir / "kb.sqlite").exists()
+
+
+def test_sources_list_what_each_file_added(workdir: Path) -> None:
+    runner = CliRunner()
+    runner.invoke(cli, ["import", "data"])
+    runner.invoke(cli, ["import", "data"])  # adds nothing: no new source
+    output = runner.invoke(cli, ["sources"]).output
+    lines = output.splitlines()
+    assert len(lines) == 6
+    assert re.fullmatch(
+        r"1  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  catalog  sha256:[0-9a-f]{12}  data/catalog.toml",
+        lines[0],
+    )
+    assert lines[1] == "    added: 3 card tags new, 2 cards new, 2 mechanics new, 16 names new"
+    assert lines[2].endswith("seed-page  sha256:eb13e7cf9b49  data/pages/de-three-steps-ahead.txt")
+    assert lines[3] == "    added: 18 links new, 18 rulings new"
+
+
+def test_verbose_lists_warnings_about_unknown_cards(workdir: Path) -> None:
+    rulings = workdir / "rulings.json"
+    rulings.write_text(
+        '[{"object": "ruling", "oracle_id": "0000", "source": "wotc",'
+        ' "published_at": "2024-01-01", "comment": "A ruling."}]',
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    assert "warnings: 1 (--verbose)" in runner.invoke(cli, ["import", "rulings.json"]).output
+    verbose = runner.invoke(cli, ["import", "--verbose", "rulings.json"]).output
+    assert "  rulings.json: a ruling for an unknown card: 0000" in verbose.splitlines()
+
+
+def test_export_writes_the_file_whole(workdir: Path) -> None:
+    runner = CliRunner()
+    runner.invoke(cli, ["import", "data"])
+    result = runner.invoke(cli, ["export", "--format", "csv", "--out", "links.csv"])
+    assert result.exit_code == 0
+    assert result.output == "2 cards written to links.csv\n"
+    assert (workdir / "links.csv").read_text(encoding="utf-8").count("\n") == 34
+    assert not list(workdir.glob(".*.partial"))
