@@ -39,6 +39,7 @@ from kb.sql import saved_queries
 from kb.text import normalize
 
 Rows = Sequence[Row[Any]]
+# The peer's SQL quotes its mixed-case table names: PostgreSQL folds unquoted names to lower case.
 TARGET_RATIO = 0.1
 FAST_ENOUGH_MS = 1.0
 DESIGN_LIMIT_MS = 50.0
@@ -48,12 +49,12 @@ TIME_BUDGET_SECONDS = 3.0
 # Rulings a card of several printings repeats: the peer needs DISTINCT, and kb's one ruling may
 # stand for several texts that differ only by typography (kb folds them), so texts compare folded.
 PEER_RULING_CARD_COUNTS = """
-    SELECT r.text, count(DISTINCT c.name) AS card_count
-    FROM cardRulings r JOIN cards c ON c.uuid = r.uuid
+    SELECT r.text AS ruling, count(DISTINCT c.name) AS card_count
+    FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
     GROUP BY r.text"""
 
 
-def _folded_counts(rows: Iterable[Row[Any]]) -> dict[str, int]:
+def _folded_counts(rows: Iterable[tuple[str, int]]) -> dict[str, int]:
     """(ruling text, card count) rows by folded text; typographic variants add up."""
     counts: Counter[str] = Counter()
     for ruling, card_count in rows:
@@ -177,7 +178,7 @@ def cases(kb: Connection) -> list[Case]:
             """SELECT DISTINCT c.name FROM cards c
                WHERE ', ' || c.keywords || ', ' LIKE :keyword
                  AND NOT EXISTS (
-                   SELECT 1 FROM cards p JOIN cardForeignData f ON f.uuid = p.uuid
+                   SELECT 1 FROM cards p JOIN "cardForeignData" f ON f.uuid = p.uuid
                    WHERE p.name = c.name AND f.language = :language)""",
             {"mechanic": "flying", "locale": "it"},
             {"keyword": "%, Flying, %", "language": "Italian"},
@@ -194,7 +195,7 @@ def cases(kb: Connection) -> list[Case]:
             {},
             lambda kb_rows, peer_rows: (
                 _folded_counts((row.ruling, row.card_count) for row in kb_rows).items()
-                <= _folded_counts(peer_rows).items()
+                <= _folded_counts((row.ruling, row.card_count) for row in peer_rows).items()
             ),
             "peer has no tags: every ruling with its card count; same = kb's rows among them",
         ),
@@ -204,16 +205,13 @@ def cases(kb: Connection) -> list[Case]:
             f"{PEER_RULING_CARD_COUNTS} ORDER BY card_count DESC LIMIT 20",
             {},
             {},
-            lambda kb_rows, peer_rows: (
-                _top_counts(kb_rows)
-                == _top_counts([row._replace(ruling=row.text) for row in peer_rows])
-            ),
+            lambda kb_rows, peer_rows: _top_counts(kb_rows) == _top_counts(peer_rows),
             "same counts; same texts above the 20th count (ties ordered differently)",
         ),
         Case(
             "undated_links",
             saved["undated_links"],
-            """SELECT DISTINCT c.name, r.text FROM cardRulings r JOIN cards c ON c.uuid = r.uuid
+            """SELECT DISTINCT c.name, r.text FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
                WHERE r.date IS NULL""",
             {},
             {},
@@ -227,7 +225,7 @@ def cases(kb: Connection) -> list[Case]:
             saved["near_duplicate_rulings"],
             """WITH texts AS (
                  SELECT DISTINCT text, substr(text, 1, 60) AS head, length(text) AS size
-                 FROM cardRulings)
+                 FROM "cardRulings")
                SELECT a.text AS ruling, b.text AS other_ruling
                FROM texts a JOIN texts b ON b.head = a.head AND b.text > a.text
                WHERE abs(a.size - b.size) <= 10""",
@@ -252,8 +250,8 @@ def cases(kb: Connection) -> list[Case]:
             "card_rulings_view: a card's rulings by Italian name",
             """SELECT ruling, published_on FROM card_rulings_view
                WHERE locale = :locale AND localized_name = :name ORDER BY position""",
-            """SELECT DISTINCT r.text, r.date FROM cardForeignData f
-               JOIN cardRulings r ON r.uuid = f.uuid
+            """SELECT DISTINCT r.text, r.date FROM "cardForeignData" f
+               JOIN "cardRulings" r ON r.uuid = f.uuid
                WHERE f.language = :language AND f.name = :name""",
             {"locale": "it", "name": italian_name},
             {"language": "Italian", "name": italian_name},
@@ -265,7 +263,7 @@ def cases(kb: Connection) -> list[Case]:
         Case(
             "ruling_cards_view: the cards sharing one ruling",
             "SELECT card_count, cards FROM ruling_cards_view WHERE ruling_id = :ruling_id",
-            """SELECT DISTINCT c.name FROM cardRulings r JOIN cards c ON c.uuid = r.uuid
+            """SELECT DISTINCT c.name FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
                WHERE r.text = :ruling""",
             {"ruling_id": shared_ruling_id},
             {"ruling": shared_ruling},
@@ -279,7 +277,7 @@ def cases(kb: Connection) -> list[Case]:
             "names_view: one card's names",
             "SELECT locale, name FROM names_view WHERE card = :card AND name IS NOT NULL",
             """SELECT DISTINCT f.language, f.name FROM cards c
-               JOIN cardForeignData f ON f.uuid = c.uuid WHERE c.name = :card""",
+               JOIN "cardForeignData" f ON f.uuid = c.uuid WHERE c.name = :card""",
             {"card": named_card},
             {"card": named_card},
             lambda kb_rows, peer_rows: (
@@ -393,7 +391,11 @@ def main() -> None:
     args = parser.parse_args()
     mtgsqlive.OUT.mkdir(parents=True, exist_ok=True)
     stores = [
-        ("SQLite", f"sqlite:///{mtgsqlive.OUT / 'kb.sqlite'}", f"sqlite:///{mtgsqlive.DEFAULT_SQLITE}")
+        (
+            "SQLite",
+            f"sqlite:///{mtgsqlive.OUT / 'kb.sqlite'}",
+            f"sqlite:///{mtgsqlive.DEFAULT_SQLITE}",
+        )
     ]
     if args.postgres:
         stores.append(
