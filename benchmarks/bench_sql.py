@@ -36,7 +36,7 @@ from kb.db import make_engine
 from kb.importing import run_import
 from kb.locales import canonical_locale
 from kb.sql import saved_queries
-from kb.text import normalize
+from kb.text import TYPOGRAPHIC_FOLDS, normalize
 
 Rows = Sequence[Row[Any]]
 # The peer's SQL quotes its mixed-case table names: PostgreSQL folds unquoted names to lower case.
@@ -46,12 +46,22 @@ DESIGN_LIMIT_MS = 50.0
 # A slow query is timed fewer times: at least 3 runs, then until this many seconds are spent.
 TIME_BUDGET_SECONDS = 3.0
 
+
 # Rulings a card of several printings repeats: the peer needs DISTINCT, and kb's one ruling may
 # stand for several texts that differ only by typography (kb folds them), so texts compare folded.
-PEER_RULING_CARD_COUNTS = """
-    SELECT r.text AS ruling, count(DISTINCT c.name) AS card_count
+def _sql_folded(column: str) -> str:
+    """SQL that folds typography as kb does (quotes and dashes), so the peer groups the same."""
+    expression = column
+    for typographic, plain in TYPOGRAPHIC_FOLDS.items():
+        quoted = plain.replace("'", "''")
+        expression = f"replace({expression}, '{typographic}', '{quoted}')"
+    return expression
+
+
+PEER_RULING_CARD_COUNTS = f"""
+    SELECT min(r.text) AS ruling, count(DISTINCT c.name) AS card_count
     FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
-    GROUP BY r.text"""
+    GROUP BY {_sql_folded("r.text")}"""
 
 
 def _folded_counts(rows: Iterable[tuple[str, int]]) -> dict[str, int]:

@@ -24,6 +24,7 @@ from sqlalchemy import (
     create_engine,
     event,
 )
+from sqlalchemy import text as sql_text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -151,7 +152,16 @@ class CardRuling(Base):
     """A ruling as published for one card."""
 
     __tablename__ = "card_rulings"
-    __table_args__ = ({"comment": "A ruling as published for one card: links cards and rulings."},)
+    __table_args__ = (
+        # undated_links: the few links still waiting for a date, without reading every link.
+        Index(
+            "ix_card_rulings_undated",
+            "card_id",
+            sqlite_where=sql_text("published_on IS NULL"),
+            postgresql_where=sql_text("published_on IS NULL"),
+        ),
+        {"comment": "A ruling as published for one card: links cards and rulings."},
+    )
 
     card_id: Mapped[int] = mapped_column(
         ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
@@ -225,6 +235,8 @@ class RulingTranslation(Base):
 
     __tablename__ = "ruling_translations"
     __table_args__ = (
+        # translations_to_review asks for one locale's drafts.
+        Index("ix_ruling_translations_locale_status", "locale", "status"),
         {"comment": "Community translations of rulings; unofficial, shown beside the English."},
     )
 

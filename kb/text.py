@@ -12,24 +12,24 @@ import hashlib
 import re
 import unicodedata
 
-_TYPOGRAPHY = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201a": "'",
-        "\u2032": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u2033": '"',
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2012": "-",
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-    }
-)
+TYPOGRAPHIC_FOLDS: dict[str, str] = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u2032": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u2033": '"',
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2012": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2212": "-",
+}
+"""Typographic characters and the plain ones they compare as."""
+_TYPOGRAPHY = str.maketrans(TYPOGRAPHIC_FOLDS)
 _SPACE = re.compile(r"\s+")
 _SYMBOL = re.compile(r"\{[^{}]*\}")
 # A dropped symbol leaves its neighbours' spacing behind: "has  in" or "( )".
