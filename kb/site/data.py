@@ -49,6 +49,8 @@ class CardView(Named):
     slug: str
     mana_cost: str | None
     type_line: str | None
+    faces: tuple[str, ...] = ()
+    """English face names of a split, double-faced, flip, adventure or meld card, in order."""
     rulings: list[RulingView] = field(default_factory=list)
 
 
@@ -98,6 +100,15 @@ def load_site(connection: Connection) -> SiteData:
         )
     ):
         cards[card_id].names[locale] = name
+    faces: dict[int, list[str]] = {}
+    for card_id, name in connection.execute(
+        select(db.CardFace.card_id, db.CardFace.name).order_by(
+            db.CardFace.card_id, db.CardFace.position
+        )
+    ):
+        faces.setdefault(card_id, []).append(name)
+    for card_id, names in faces.items():
+        cards[card_id].faces = tuple(names)
 
     mechanics = _load_mechanics(connection)
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
@@ -124,6 +135,8 @@ def load_site(connection: Connection) -> SiteData:
         translations.setdefault(ruling_id, {})[locale] = text
 
     rulings: dict[int, RulingView] = {}
+    # One view per ruling and date: cards that share a ruling share its view (memory at scale).
+    views: dict[tuple[int, dt.date | None], RulingView] = {}
     links = connection.execute(
         select(
             db.CardRuling.card_id,
@@ -143,13 +156,15 @@ def load_site(connection: Connection) -> SiteData:
     first_published: dict[int, dt.date | None] = {}
     cards_per_ruling: Counter[int] = Counter()
     for card_id, ruling_id, published_on, text in links:
-        ruling = RulingView(
-            ruling_id,
-            text,
-            published_on,
-            tuple(sorted(tags.get(ruling_id, ()))),
-            translations.get(ruling_id, {}),
-        )
+        ruling = views.get((ruling_id, published_on))
+        if ruling is None:
+            ruling = views[ruling_id, published_on] = RulingView(
+                ruling_id,
+                text,
+                published_on,
+                tuple(sorted(tags.get(ruling_id, ()))),
+                translations.get(ruling_id, {}),
+            )
         cards[card_id].rulings.append(ruling)
         rulings.setdefault(ruling_id, ruling)
         cards_per_ruling[ruling_id] += 1

@@ -3,31 +3,40 @@ CLDR dates and collation, mana symbols. Pure: data in, page text out."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any, TypeVar
+from xml.sax.saxutils import escape as xml_escape
 
 from babel import Locale as BabelLocale
 from babel.dates import format_date
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from pyuca import Collator
 
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
-from kb.site.data import CardView, MechanicView, SiteData
+from kb.site.data import CardView, MechanicView, RulingView, SiteData
 from kb.site.i18n import translations
 from kb.site.paths import relative_href
 
 ROOT_INDEX = "index.html"
+SITEMAP = "sitemap.xml"
+_XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_SITEMAP_NS = '"http://www.sitemaps.org/schemas/sitemap/0.9"'
 NOT_FOUND = "404.html"
 STYLESHEET = "static/style.css"
 _MANA_SYMBOL = re.compile(r"\{([^{}]+)\}")
 _COLOURS = frozenset("WUBRGC")
 _HANGUL_INITIALS = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
 """The 19 leading consonants (U+1100 to U+1112) as the letters Korean indexes show."""
+
+
+N = TypeVar("N", CardView, MechanicView)
 
 
 class Urls:
@@ -75,14 +84,62 @@ def mana_symbols(cost: str) -> Markup:
 
 
 @cache
+def _cached_mana_symbols(cost: str) -> Markup:
+    return mana_symbols(cost)
+
+
+@cache
+def _format_date(day: dt.date, babel_locale: str) -> str:
+    """CLDR's medium date; few distinct dates stand on a site's many rulings."""
+    return format_date(day, "medium", locale=babel_locale)
+
+
+@cache
 def _collator() -> Collator:
     return Collator()
 
 
+_LEVELS = 4
+"""pyuca's sort key: the weights of each of four levels in turn, levels separated by 0."""
+
+
+@cache
+def _character_weights(character: str) -> tuple[tuple[int, ...], ...] | None:
+    """One character's non-zero weights per level, or None where the character needs the
+    whole string: it starts a contraction, or is a combining mark (a non-starter)."""
+    collator = _collator()
+    node = (
+        collator.table.root.children.get(ord(character)) if collator.table.root.children else None
+    )
+    if unicodedata.combining(character) or (node is not None and node.children):
+        return None
+    elements = node.value if node is not None and node.value else None
+    if elements is None:
+        elements = collator.implicit_weight(ord(character))
+    return tuple(
+        tuple(element[level] for element in elements if len(element) > level and element[level])
+        for level in range(_LEVELS)
+    )
+
+
 def sort_key(name: str) -> tuple[int, ...]:
     """The Unicode Collation Algorithm's key (DUCET): "Éclair" sorts with E, kana in gojūon
-    order, Hangul in its alphabetical order."""
-    return tuple(_collator().sort_key(name))
+    order, Hangul in its alphabetical order.
+
+    pyuca's key, computed from cached per-character weights where no contraction or combining
+    mark is involved (nearly every name): a whole site sorts hundreds of thousands of names."""
+    decomposed = unicodedata.normalize("NFD", name)
+    weights = [_character_weights(character) for character in decomposed]
+    if None in weights:
+        return tuple(_collator().sort_key(name))
+    key: list[int] = []
+    for level in range(_LEVELS):
+        if level:
+            key.append(0)
+        for character in weights:
+            assert character is not None
+            key.extend(character[level])
+    return tuple(key)
 
 
 def initial(name: str) -> str:
@@ -120,8 +177,8 @@ def environment(code: str) -> Environment:
         auto_reload=False,
     )
     env.install_gettext_translations(translations(code), newstyle=True)  # type: ignore[attr-defined]
-    env.filters["date"] = lambda day: format_date(day, "medium", locale=locale.babel)
-    env.filters["mana"] = mana_symbols
+    env.filters["date"] = lambda day: _format_date(day, locale.babel)
+    env.filters["mana"] = _cached_mana_symbols
     env.globals.update(
         locale=locale, locales=LOCALES, urls=Urls, name_in=local_name, native_name=native_name
     )
@@ -157,77 +214,179 @@ def _versions(path_of: Callable[..., str], *args: object) -> list[tuple[Locale, 
     return [(other, path_of(other, *args)) for other in LOCALES]
 
 
-def card_pages(
-    card: CardView, mechanics: dict[str, MechanicView], locales: Iterable[Locale]
-) -> list[Page]:
-    versions = _versions(Urls.card, card)
-    return [
-        _render(
-            locale, "card.html", Urls.card(locale, card), versions, card=card, mechanics=mechanics
-        )
-        for locale in locales
-    ]
+_SLOT = re.compile("\ue000(\\w+)\ue001")
 
 
-def locale_pages(site: SiteData, locale: Locale) -> list[Page]:
-    """A locale's home, card index and mechanic pages."""
-    cards_by_id = {card.id: card for card in site.cards}
-    by_name = sorted(site.cards, key=lambda card: sort_key(local_name(card, locale)))
-    groups: dict[str, list[CardView]] = {}
-    for card in by_name:
-        groups.setdefault(initial(local_name(card, locale)), []).append(card)
-    mechanics = sorted(site.mechanics.values(), key=lambda m: sort_key(local_name(m, locale)))
-    pages = [
-        _render(
-            locale,
-            "home.html",
-            Urls.home(locale),
-            _versions(Urls.home),
-            card_count=len(site.cards),
-            ruling_count=site.ruling_count,
-            mechanic_list=mechanics,
-        ),
-        _render(
-            locale,
-            "cards.html",
-            Urls.cards(locale),
-            _versions(Urls.cards),
-            groups=list(groups.items()),
-        ),
-    ]
-    for mechanic in mechanics:
-        cards = sorted(
-            (cards_by_id[card_id] for card_id in mechanic.card_ids),
-            key=lambda card: sort_key(local_name(card, locale)),
-        )
-        pages.append(
-            _render(
+def _slot(name: str) -> Markup:
+    """A placeholder that survives rendering and escaping unchanged (private-use characters)."""
+    return Markup(f"\ue000{name}\ue001")
+
+
+class CardPages:
+    """Card pages at scale: most of a card page is the same on every card of a locale, and most
+    rulings stand on many cards.
+
+    The frame (head, alternates, header, language switcher, footer) differs between the cards
+    of a locale only by slug, title and body, so it is rendered once per locale with
+    placeholders and filled per card; each ruling is rendered once per locale and date. Only the
+    body is rendered per page. One instance per build: its caches hold the build's rulings."""
+
+    def __init__(self, mechanics: dict[str, MechanicView]) -> None:
+        self.mechanics = mechanics
+        self._frames: dict[str, list[str]] = {}
+        self._rulings: dict[tuple[str, int, dt.date | None], Markup] = {}
+
+    def _frame(self, locale: Locale) -> list[str]:
+        """The page split at its slots: literal text at even indexes, slot names at odd."""
+        frame = self._frames.get(locale.code)
+        if frame is None:
+            slug = _slot("slug")
+            versions = [(other, f"{other.folder}/cards/{slug}.html") for other in LOCALES]
+            page = _render(
                 locale,
-                "mechanic.html",
-                Urls.mechanic(locale, mechanic),
-                _versions(Urls.mechanic, mechanic),
-                mechanic=mechanic,
-                cards=cards,
-                mechanics=site.mechanics,
+                "card.html",
+                f"{locale.folder}/cards/{slug}.html",
+                versions,
+                title=_slot("title"),
+                body=_slot("body"),
             )
+            frame = self._frames[locale.code] = _SLOT.split(page.text)
+        return frame
+
+    def _ruling(self, locale: Locale, ruling: RulingView, show: Any) -> Markup:
+        key = (locale.code, ruling.id, ruling.published_on)
+        item = self._rulings.get(key)
+        if item is None:
+            item = self._rulings[key] = show.ruling_item(ruling, self.mechanics)
+        return item
+
+    def render(self, card: CardView, locale: Locale) -> Page:
+        path = Urls.card(locale, card)
+        body_template = _template(locale, "_card.html")
+        show = _rulings_module(locale)
+        body = body_template.render(
+            root=CARD_ROOT,
+            show=show,
+            card=card,
+            rulings=[self._ruling(locale, ruling, show) for ruling in card.rulings],
         )
-    return pages
+        slots = {"slug": card.slug, "title": str(escape(local_name(card, locale))), "body": body}
+        frame = self._frame(locale)
+        text = "".join(slots[part] if index % 2 else part for index, part in enumerate(frame))
+        return Page(path, text)
 
 
-def site_pages(site: SiteData, base_url: str) -> list[Page]:
-    """The pages outside the locale folders: the root language picker, 404, robots, sitemap."""
+CARD_ROOT = "../../"
+"""From a card page (``de/cards/x.html``) to the site's root."""
+
+
+@cache
+def _rulings_module(locale: Locale) -> Any:
+    """The macros of _rulings.html, bound to a card page's context."""
+    return _template(locale, "_rulings.html").make_module({"root": CARD_ROOT})
+
+
+def by_local_name(named: Iterable[N], locale: Locale) -> list[N]:
+    return sorted(named, key=lambda item: sort_key(local_name(item, locale)))
+
+
+def home_page(site: SiteData, locale: Locale) -> Page:
+    """A locale's home: counts, language picker, mechanics."""
+    return _render(
+        locale,
+        "home.html",
+        Urls.home(locale),
+        _versions(Urls.home),
+        card_count=len(site.cards),
+        ruling_count=site.ruling_count,
+        mechanic_list=by_local_name(site.mechanics.values(), locale),
+    )
+
+
+def cards_page(site: SiteData, locale: Locale) -> Page:
+    """A locale's cards A–Z, grouped by initial letter."""
+    groups: dict[str, list[CardView]] = {}
+    for card in by_local_name(site.cards, locale):
+        groups.setdefault(initial(local_name(card, locale)), []).append(card)
+    return _render(
+        locale, "cards.html", Urls.cards(locale), _versions(Urls.cards), groups=list(groups.items())
+    )
+
+
+def mechanic_page(
+    site: SiteData, locale: Locale, mechanic: MechanicView, cards_by_id: dict[int, CardView]
+) -> Page:
+    """A mechanic: its general rulings and its cards."""
+    return _render(
+        locale,
+        "mechanic.html",
+        Urls.mechanic(locale, mechanic),
+        _versions(Urls.mechanic, mechanic),
+        mechanic=mechanic,
+        cards=by_local_name((cards_by_id[card_id] for card_id in mechanic.card_ids), locale),
+        mechanics=site.mechanics,
+    )
+
+
+def root_pages() -> list[Page]:
+    """The pages outside the locale folders: the root language picker and 404."""
     english = BY_CODE["en"]
     homes = _versions(Urls.home)
-    pages = [
+    return [
         _render(english, "root.html", ROOT_INDEX, homes),
         _render(english, "404.html", NOT_FOUND, homes),
     ]
-    groups = [homes, _versions(Urls.cards)]
-    groups += [_versions(Urls.card, card) for card in site.cards]
-    groups += [_versions(Urls.mechanic, mechanic) for mechanic in site.mechanics.values()]
-    sitemap = _template(english, "sitemap.xml").render(base=base_url, groups=groups)
-    robots = f"User-agent: *\nAllow: /\n\nSitemap: {base_url}sitemap.xml\n"
-    return [*pages, Page("sitemap.xml", sitemap), Page("robots.txt", robots)]
+
+
+def robots(base_url: str) -> Page:
+    return Page("robots.txt", f"User-agent: *\nAllow: /\n\nSitemap: {base_url}{SITEMAP}\n")
+
+
+def sitemap_groups(site: SiteData) -> list[list[str]]:
+    """Each page's language versions: paths of the same page in every locale."""
+    groups = [[Urls.home(other) for other in LOCALES], [Urls.cards(other) for other in LOCALES]]
+    groups += [[Urls.card(other, card) for other in LOCALES] for card in site.cards]
+    groups += [
+        [Urls.mechanic(other, mechanic) for other in LOCALES]
+        for mechanic in site.mechanics.values()
+    ]
+    return groups
+
+
+def sitemap_part_path(number: int) -> str:
+    return f"sitemap-{number}.xml"
+
+
+def sitemap_index(base_url: str, parts: int) -> Page:
+    """The sitemap index: one sitemap per part, since a sitemap holds at most 50,000 addresses."""
+    entries = "".join(
+        f"<sitemap><loc>{xml_escape(base_url + sitemap_part_path(number))}</loc></sitemap>\n"
+        for number in range(1, parts + 1)
+    )
+    return Page(
+        SITEMAP, f"{_XML_DECLARATION}<sitemapindex xmlns={_SITEMAP_NS}>\n{entries}</sitemapindex>\n"
+    )
+
+
+def sitemap(base_url: str, path: str, groups: Sequence[Sequence[str]]) -> Page:
+    """A sitemap of the pages of ``groups``: each language version with every alternate and
+    the English page as ``x-default``."""
+    lines = [
+        f"{_XML_DECLARATION}<urlset xmlns={_SITEMAP_NS} "
+        'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
+    ]
+    for paths in groups:
+        urls = [xml_escape(base_url + path) for path in paths]
+        alternates = (
+            "".join(
+                f'<xhtml:link rel="alternate" hreflang="{other.code}" href="{url}"/>\n'
+                for other, url in zip(LOCALES, urls, strict=True)
+            )
+            + f'<xhtml:link rel="alternate" hreflang="x-default" href="{urls[0]}"/>\n'
+        )
+        lines.extend(f"<url>\n<loc>{url}</loc>\n{alternates}</url>\n" for url in urls)
+    lines.append("</urlset>\n")
+    return Page(path, "".join(lines))
 
 
 def stylesheet() -> Page:
