@@ -89,9 +89,12 @@ def _cached_mana_symbols(cost: str) -> Markup:
 
 
 @cache
-def _format_date(day: dt.date, babel_locale: str) -> str:
-    """CLDR's medium date; few distinct dates stand on a site's many rulings."""
-    return format_date(day, "medium", locale=babel_locale)
+def _published(day: dt.date | None, locale: Locale) -> tuple[str, str] | None:
+    """A ruling's date as (ISO, CLDR's medium format); few distinct dates stand on a site's
+    many rulings."""
+    if day is None:
+        return None
+    return day.isoformat(), format_date(day, "medium", locale=locale.babel)
 
 
 @cache
@@ -104,41 +107,39 @@ _LEVELS = 4
 
 
 @cache
-def _character_weights(character: str) -> tuple[tuple[int, ...], ...] | None:
-    """One character's non-zero weights per level, or None where the character needs the
-    whole string: it starts a contraction, or is a combining mark (a non-starter)."""
+def _character(character: str) -> tuple[tuple[tuple[int, ...], ...], frozenset[int]]:
+    """One character's non-zero weights per level, and the characters that would continue a
+    contraction it starts (DUCET's multi-character entries)."""
     collator = _collator()
-    node = (
-        collator.table.root.children.get(ord(character)) if collator.table.root.children else None
-    )
-    if unicodedata.combining(character) or (node is not None and node.children):
-        return None
+    node = collator.table.root.children.get(ord(character))
     elements = node.value if node is not None and node.value else None
     if elements is None:
         elements = collator.implicit_weight(ord(character))
-    return tuple(
+    weights = tuple(
         tuple(element[level] for element in elements if len(element) > level and element[level])
         for level in range(_LEVELS)
     )
+    return weights, frozenset(node.children or ()) if node is not None else frozenset()
 
 
 def sort_key(name: str) -> tuple[int, ...]:
     """The Unicode Collation Algorithm's key (DUCET): "Éclair" sorts with E, kana in gojūon
     order, Hangul in its alphabetical order.
 
-    pyuca's key, computed from cached per-character weights where no contraction or combining
-    mark is involved (nearly every name): a whole site sorts hundreds of thousands of names."""
+    pyuca's key, computed from cached per-character weights unless a contraction may be
+    involved (a character followed by one that continues a contraction it starts, or by a
+    combining mark): a whole site sorts hundreds of thousands of names."""
     decomposed = unicodedata.normalize("NFD", name)
-    weights = [_character_weights(character) for character in decomposed]
-    if None in weights:
-        return tuple(_collator().sort_key(name))
+    characters = [_character(character) for character in decomposed]
+    for (_weights, continuations), following in zip(characters, decomposed[1:], strict=False):
+        if continuations and (ord(following) in continuations or unicodedata.combining(following)):
+            return tuple(_collator().sort_key(name))
     key: list[int] = []
     for level in range(_LEVELS):
         if level:
             key.append(0)
-        for character in weights:
-            assert character is not None
-            key.extend(character[level])
+        for weights, _continuations in characters:
+            key.extend(weights[level])
     return tuple(key)
 
 
@@ -177,10 +178,14 @@ def environment(code: str) -> Environment:
         auto_reload=False,
     )
     env.install_gettext_translations(translations(code), newstyle=True)  # type: ignore[attr-defined]
-    env.filters["date"] = lambda day: _format_date(day, locale.babel)
     env.filters["mana"] = _cached_mana_symbols
     env.globals.update(
-        locale=locale, locales=LOCALES, urls=Urls, name_in=local_name, native_name=native_name
+        locale=locale,
+        locales=LOCALES,
+        urls=Urls,
+        name_in=local_name,
+        native_name=native_name,
+        published=lambda day: _published(day, locale),
     )
     return env
 
@@ -222,6 +227,12 @@ def _slot(name: str) -> Markup:
     return Markup(f"\ue000{name}\ue001")
 
 
+def _format_string(rendered: str) -> str:
+    """Rendered text with slots as a ``str.format`` string: filled in C, not in Python."""
+    parts = _SLOT.split(rendered.replace("{", "{{").replace("}", "}}"))
+    return "".join(f"{{{part}}}" if index % 2 else part for index, part in enumerate(parts))
+
+
 class CardPages:
     """Card pages at scale: most of a card page is the same on every card of a locale, and most
     rulings stand on many cards.
@@ -233,11 +244,11 @@ class CardPages:
 
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
         self.mechanics = mechanics
-        self._frames: dict[str, list[str]] = {}
-        self._rulings: dict[tuple[str, int, dt.date | None], Markup] = {}
+        self._frames: dict[str, str] = {}
+        self._rulings: dict[tuple[str, int, bool], str] = {}
 
-    def _frame(self, locale: Locale) -> list[str]:
-        """The page split at its slots: literal text at even indexes, slot names at odd."""
+    def _frame(self, locale: Locale) -> str:
+        """The page as a format string with slots slug, title and body."""
         frame = self._frames.get(locale.code)
         if frame is None:
             slug = _slot("slug")
@@ -250,15 +261,23 @@ class CardPages:
                 title=_slot("title"),
                 body=_slot("body"),
             )
-            frame = self._frames[locale.code] = _SLOT.split(page.text)
+            frame = self._frames[locale.code] = _format_string(page.text)
         return frame
 
     def _ruling(self, locale: Locale, ruling: RulingView, show: Any) -> Markup:
-        key = (locale.code, ruling.id, ruling.published_on)
+        """A ruling as the card page shows it: rendered once per locale, its date filled in."""
+        dated = ruling.published_on is not None
+        key = (locale.code, ruling.id, dated)
         item = self._rulings.get(key)
         if item is None:
-            item = self._rulings[key] = show.ruling_item(ruling, self.mechanics)
-        return item
+            published = (_slot("iso"), _slot("day")) if dated else None
+            item = self._rulings[key] = _format_string(
+                show.ruling_item(ruling, self.mechanics, published)
+            )
+        if not dated:
+            return Markup(item.format())
+        iso, day = _published(ruling.published_on, locale) or ("", "")
+        return Markup(item.format(iso=iso, day=day))
 
     def render(self, card: CardView, locale: Locale) -> Page:
         path = Urls.card(locale, card)
@@ -268,12 +287,19 @@ class CardPages:
             root=CARD_ROOT,
             show=show,
             card=card,
+            ruling_count=_ruling_count(locale, len(card.rulings)),
             rulings=[self._ruling(locale, ruling, show) for ruling in card.rulings],
         )
-        slots = {"slug": card.slug, "title": str(escape(local_name(card, locale))), "body": body}
-        frame = self._frame(locale)
-        text = "".join(slots[part] if index % 2 else part for index, part in enumerate(frame))
-        return Page(path, text)
+        title = escape(local_name(card, locale))
+        return Page(path, self._frame(locale).format(slug=card.slug, title=title, body=body))
+
+
+@cache
+def _ruling_count(locale: Locale, count: int) -> str:
+    """ "3 rulings" in the locale's plural form: a card page's heading, one per count."""
+    return translations(locale.code).ngettext("%(count)s ruling", "%(count)s rulings", count) % {
+        "count": count
+    }
 
 
 CARD_ROOT = "../../"
