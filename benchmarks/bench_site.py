@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import sqlite3
 import subprocess
@@ -40,7 +39,8 @@ HUGO_LAYOUT = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <title>{{ .Title }}</title>
-{{ range .AllTranslations }}<link rel="alternate" hreflang="{{ .Language.Lang }}" href="{{ .RelPermalink }}">
+{{ range .AllTranslations -}}
+<link rel="alternate" hreflang="{{ .Language.Lang }}" href="{{ .RelPermalink }}">
 {{ end }}</head>
 <body>
 <main>
@@ -49,12 +49,15 @@ HUGO_LAYOUT = """<!DOCTYPE html>
 <p>{{ .Params.cost }}</p>
 <h2>{{ len .Params.rulings }} rulings</h2>
 <ol>
-{{ range .Params.rulings }}<li><time datetime="{{ .date }}">{{ time.Format ":date_medium" .date }}</time>
+{{ range .Params.rulings -}}
+<li><time datetime="{{ .date }}">{{ time.Format ":date_medium" .date }}</time>
 <p lang="en">{{ .text }}</p></li>
 {{ end }}</ol>
 </main>
 <nav><ul>
-{{ range .Translations }}<li><a href="{{ .RelPermalink }}" hreflang="{{ .Language.Lang }}">{{ .Language.LanguageName }}</a></li>
+{{ range .Translations -}}
+<li><a href="{{ .RelPermalink }}" hreflang="{{ .Language.Lang }}">
+{{- .Language.LanguageName }}</a></li>
 {{ end }}</ul></nav>
 </body>
 </html>
@@ -64,7 +67,8 @@ JINJA_TEMPLATE = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <title>{{ title }}</title>
-{% for other in codes %}<link rel="alternate" hreflang="{{ other }}" href="../../{{ other }}/cards/{{ slug }}.html">
+{% for other in codes -%}
+<link rel="alternate" hreflang="{{ other }}" href="../../{{ other }}/cards/{{ slug }}.html">
 {% endfor %}</head>
 <body>
 <h1>{{ title }}</h1>
@@ -132,9 +136,9 @@ def kb_build(db: Path, out: Path, jobs: int, full: bool) -> tuple[float, dict[st
 def hugo_site(db: Path, folder: Path) -> int:
     """A Hugo site of the store's card pages: one content file per card and locale, Hugo's
     multilingual mode with the 11 languages; the number of card pages."""
+    from kb.db import make_engine
     from kb.locales import LOCALES
     from kb.site.data import load_site
-    from kb.db import make_engine
 
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "layouts" / "_default").mkdir(parents=True)
@@ -258,7 +262,7 @@ def main() -> None:
          f"{small_build['main_mb']:.0f} / {small_build['workers_mb']:.0f}", ""),
         ("kb full build, large", large_seconds, large_build["pages"],
          f"{large_build['main_mb']:.0f} / {large_build['workers_mb']:.0f}", ""),
-        ("kb incremental, one ruling edited", incremental_seconds, incremental["pages"], 
+        ("kb incremental, one ruling edited", incremental_seconds, incremental["pages"],
          f"{incremental['main_mb']:.0f} / {incremental['workers_mb']:.0f}",
          f"{incremental['rendered']} rendered, {incremental['written']} written"),
     ]  # fmt: skip

@@ -40,8 +40,8 @@ from kb.site.render import (
     robots,
     root_pages,
     sitemap,
-    sitemap_groups,
     sitemap_index,
+    sitemap_pages,
     stylesheet,
 )
 
@@ -140,15 +140,21 @@ class Fingerprints:
         )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Entry:
-    fingerprint: str
-    content: str
-    """Hash of the page's bytes."""
+HASH_LENGTH = 20
+NO_PAGE = "-" * HASH_LENGTH
+"""A card's hash in a locale it has no page in (yet)."""
 
 
-class Manifest(dict[str, Entry]):
-    """Page path → entry, kept in the output folder as ``path\\tfingerprint\\thash`` lines."""
+@dataclass
+class Manifest:
+    """The output folder's record of the pages: what each shows (fingerprint) and its bytes'
+    hash. Card pages are recorded per card, with one hash per locale, so the record has one line
+    per card, not one per page."""
+
+    cards: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Card slug → (fingerprint, page hashes in the order of LOCALES, NO_PAGE where none)."""
+    pages: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """The other pages: path → (fingerprint, hash)."""
 
     @classmethod
     def read(cls, folder: Path) -> Manifest | None:
@@ -158,18 +164,25 @@ class Manifest(dict[str, Entry]):
             return None
         manifest = cls()
         for line in text.splitlines():
-            path, fingerprint, content = line.split("\t")
-            manifest[path] = Entry(fingerprint, content)
+            kind, key, fingerprint, hashes = line.split("\t")
+            (manifest.cards if kind == "card" else manifest.pages)[key] = (fingerprint, hashes)
         return manifest
 
     def write(self, folder: Path) -> None:
-        lines = "".join(
-            f"{path}\t{entry.fingerprint}\t{entry.content}\n"
-            for path, entry in sorted(self.items())
-        )
+        lines = [
+            f"card\t{slug}\t{fp}\t{hashes}\n" for slug, (fp, hashes) in sorted(self.cards.items())
+        ]
+        lines += [
+            f"page\t{path}\t{fp}\t{hashes}\n" for path, (fp, hashes) in sorted(self.pages.items())
+        ]
         temporary = folder / f"{MANIFEST}.tmp"
-        temporary.write_text(lines, "utf-8")
+        temporary.write_text("".join(lines), "utf-8")
         os.replace(temporary, folder / MANIFEST)
+
+    def card_hashes(self, slug: str) -> list[str]:
+        """A card's page hashes, one per locale of LOCALES."""
+        hashes = self.cards.get(slug, ("", NO_PAGE * len(LOCALES)))[1]
+        return [hashes[start : start + HASH_LENGTH] for start in range(0, len(hashes), HASH_LENGTH)]
 
 
 class Previous:
@@ -181,7 +194,7 @@ class Previous:
         self.manifest = manifest
         self._listings: dict[str, frozenset[str]] = {}
 
-    def _present(self, path: str) -> bool:
+    def present(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
         listing = self._listings.get(folder)
         if listing is None:
@@ -192,96 +205,94 @@ class Previous:
             self._listings[folder] = listing
         return name in listing
 
-    def current(self, path: str, fingerprint: str) -> bool:
-        """True when the page's input is unchanged and its file still there: nothing to do."""
-        entry = self.manifest.get(path)
-        return entry is not None and entry.fingerprint == fingerprint and self._present(path)
-
-    def holds(self, path: str, content: str) -> bool:
-        """True when the file on disk already has these bytes (per the manifest)."""
-        entry = self.manifest.get(path)
-        return entry is not None and entry.content == content and self._present(path)
-
-
-@dataclass(frozen=True)
-class Staged:
-    path: str
-    content: str
-    written: bool
-
-
-def _stage(staging: Path, page: Page, previous: Previous | None) -> Staged:
-    """Write a rendered page into the staging folder unless the previous site holds its bytes.
-    Paths are built from slugs ([a-z0-9-]) and fixed folder names, so they stay inside."""
-    data = page.text.encode("utf-8")
-    content = digest(data)
-    if previous is not None and previous.holds(page.path, content):
-        return Staged(page.path, content, False)
-    target = staging / page.path
-    try:
-        target.write_bytes(data)
-    except FileNotFoundError:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    return Staged(page.path, content, True)
-
 
 @dataclass(frozen=True)
 class _Job:
-    """What a worker needs: inherited from the parent when the worker is forked, never pickled."""
+    """What a build's workers need: inherited from the parent when a worker is forked, never
+    pickled."""
 
     site: SiteData
     staging: Path
+    manifest: Manifest
+    """The previous site's record (empty if none): hashes of the pages it holds."""
     previous: Previous | None
+    """None in a full build: every page is rendered and written."""
     card_pages: CardPages
+
+    def stage(self, page: Page, old_hash: str) -> tuple[str, bool]:
+        """Write a rendered page into the staging folder unless the previous site holds its
+        bytes; (hash, written). Paths are made of slugs ([a-z0-9-]) and fixed folder names, so
+        they stay inside."""
+        data = page.text.encode("utf-8")
+        content = digest(data)
+        if self.previous is not None and old_hash == content and self.previous.present(page.path):
+            return content, False
+        target = self.staging / page.path
+        try:
+            target.write_bytes(data)
+        except FileNotFoundError:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return content, True
 
 
 _job: _Job | None = None
 
+CardTask = list[tuple[int, tuple[int, ...]]]
+"""A share of the cards to render: (card index, indexes in LOCALES of the pages to render)."""
+CardDone = list[tuple[int, str, tuple[int, ...]]]
+"""Per card rendered: (card index, its page hashes, indexes in LOCALES of the pages written)."""
 
-def _render_cards(task: Sequence[tuple[int, tuple[str, ...]]]) -> list[Staged]:
-    """Render and stage the pages of a share of the cards: (card index, locale codes) pairs."""
+
+def _render_cards(task: CardTask) -> CardDone:
     assert _job is not None, "no build running"
-    return [
-        _stage(
-            _job.staging,
-            _job.card_pages.render(_job.site.cards[index], BY_CODE[code]),
-            _job.previous,
-        )
-        for index, codes in task
-        for code in codes
-    ]
+    done: CardDone = []
+    for index, locales in task:
+        card = _job.site.cards[index]
+        hashes = _job.manifest.card_hashes(card.slug)
+        written = []
+        for locale in locales:
+            page = _job.card_pages.render(card, LOCALES[locale])
+            hashes[locale], changed = _job.stage(page, hashes[locale])
+            if changed:
+                written.append(locale)
+        done.append((index, "".join(hashes), tuple(written)))
+    return done
 
 
 def _card_tasks(
-    site: SiteData,
-    options: BuildOptions,
-    fingerprints: Fingerprints,
-    previous: Previous | None,
-    plan: Plan,
-) -> list[list[tuple[int, tuple[str, ...]]]]:
-    """Shares of the cards whose pages must be rendered, with the locales to render; every
-    card page goes into ``plan`` with its fingerprint."""
+    site: SiteData, options: BuildOptions, fingerprints: Fingerprints, previous: Previous | None
+) -> tuple[list[str], list[CardTask]]:
+    """Each card's fingerprint, and shares of the cards whose pages must be rendered."""
     mechanics = fingerprints.of(
         sorted((key, m.slug, sorted(m.names.items())) for key, m in site.mechanics.items())
     )
-    todo: list[tuple[int, tuple[str, ...]]] = []
+    built = [LOCALES.index(locale) for locale in options.locales]
+    card_fingerprints = []
+    todo: CardTask = []
     for index, card in enumerate(site.cards):
         fingerprint = fingerprints.card(card, mechanics)
-        codes = []
-        for locale in options.locales:
-            path = Urls.card(locale, card)
-            plan.fingerprints[path] = fingerprint
-            if previous is None or not previous.current(path, fingerprint):
-                codes.append(locale.code)
-        if codes:
-            todo.append((index, tuple(codes)))
-    return [todo[start : start + CARDS_PER_TASK] for start in range(0, len(todo), CARDS_PER_TASK)]
+        card_fingerprints.append(fingerprint)
+        if previous is None:
+            todo.append((index, tuple(built)))
+            continue
+        recorded, hashes = previous.manifest.cards.get(card.slug, ("", ""))
+        stale = tuple(
+            locale
+            for locale in built
+            if recorded != fingerprint
+            or hashes[locale * HASH_LENGTH : (locale + 1) * HASH_LENGTH] in ("", NO_PAGE)
+            or not previous.present(Urls.card(LOCALES[locale], card))
+        )
+        if stale:
+            todo.append((index, stale))
+    tasks = [todo[start : start + CARDS_PER_TASK] for start in range(0, len(todo), CARDS_PER_TASK)]
+    return card_fingerprints, tasks
 
 
 @dataclass
 class Plan:
-    """Every page of this build: path → fingerprint, and the other pages' renderers."""
+    """The pages beside the card pages: path → fingerprint, and how to render each."""
 
     fingerprints: dict[str, str] = field(default_factory=dict)
     renderers: list[tuple[str, Callable[[], Page]]] = field(default_factory=list)
@@ -291,10 +302,9 @@ class Plan:
         self.renderers.append((path, renderer))
 
 
-def _plan_other_pages(
-    site: SiteData, options: BuildOptions, fingerprints: Fingerprints, plan: Plan
-) -> None:
+def _plan_other_pages(site: SiteData, options: BuildOptions, fingerprints: Fingerprints) -> Plan:
     """The pages beside the card pages, each with the fingerprint of what it shows."""
+    plan = Plan()
     names = [Fingerprints.names(card) for card in site.cards]
     all_names = digest("\n".join(names))
     cards_by_id = {card.id: card for card in site.cards}
@@ -334,9 +344,9 @@ def _plan_other_pages(
     plan.add(style.path, fixed, lambda: style)
     robots_page = robots(options.base_url)
     plan.add(robots_page.path, fixed, lambda: robots_page)
-    groups = sitemap_groups(site)
+    pages = sitemap_pages(site)
     parts = [
-        groups[start : start + SITEMAP_GROUPS] for start in range(0, len(groups), SITEMAP_GROUPS)
+        pages[start : start + SITEMAP_GROUPS] for start in range(0, len(pages), SITEMAP_GROUPS)
     ]
     if len(parts) == 1:
         paths = [render.SITEMAP]
@@ -344,12 +354,14 @@ def _plan_other_pages(
         index = sitemap_index(options.base_url, len(parts))
         plan.add(index.path, fingerprints.of(len(parts)), lambda: index)
         paths = [render.sitemap_part_path(number) for number in range(1, len(parts) + 1)]
+    english = BY_CODE["en"]
     for path, part in zip(paths, parts, strict=True):
         plan.add(
             path,
-            fingerprints.of([versions[0] for versions in part]),
+            fingerprints.of([path_of(english) for path_of in part]),
             lambda path=path, part=part: sitemap(options.base_url, path, part),  # type: ignore[misc]
         )
+    return plan
 
 
 def _in_locales(path: str, locales: Sequence[Locale]) -> bool:
@@ -372,93 +384,132 @@ def build(
         site = load_site(connection)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    manifest = Manifest.read(out) if out.is_dir() else None
-    previous = Previous(out, manifest) if manifest is not None and not options.full else None
+    manifest = (Manifest.read(out) if out.is_dir() else None) or Manifest()
+    full = options.full or not (out / MANIFEST).is_file()
+    previous = None if full else Previous(out, manifest)
     fingerprints = Fingerprints(_code_version(options.base_url))
-    plan = Plan()
-    tasks = _card_tasks(site, options, fingerprints, previous, plan)
-    _plan_other_pages(site, options, fingerprints, plan)
-    loaded(sum(len(codes) for task in tasks for _index, codes in task))
+    card_fingerprints, tasks = _card_tasks(site, options, fingerprints, previous)
+    plan = _plan_other_pages(site, options, fingerprints)
+    loaded(sum(len(locales) for task in tasks for _index, locales in task))
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        _job = _Job(site, staging, previous, CardPages(site.mechanics))
-        staged = _render(tasks, plan, options.jobs, progress)
-        result = _finish(out, staging, options, plan, staged, manifest, full=previous is None)
+        _job = _Job(site, staging, manifest, previous, CardPages(site.mechanics))
+        cards_done, others_done = _render(tasks, plan, options.jobs, progress)
+        new = _new_manifest(
+            site, options, card_fingerprints, plan, manifest, cards_done, others_done
+        )
+        written = [
+            Urls.card(LOCALES[locale], site.cards[index])
+            for index, _hashes, locales in cards_done
+            for locale in locales
+        ] + [path for path, _hash, changed in others_done if changed]
+        gone = _gone(manifest, new, options.locales)
+        if full:
+            if out.is_dir():
+                _carry_over(out, staging, options.locales)
+                if not manifest.cards and not manifest.pages:
+                    gone = sorted(_files(out) - _files(staging))
+            new.write(staging)
+            _swap_in(staging, out)
+        else:
+            for path in written:
+                target = out / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(staging / path, target)
+            for path in gone:
+                (out / path).unlink(missing_ok=True)
+            if new != manifest:
+                new.write(out)
     finally:
         _job = None
         shutil.rmtree(staging, ignore_errors=True)
-    return result
+    pages = len(site.cards) * len(options.locales) + len(plan.fingerprints)
+    rendered = sum(len(locales) for task in tasks for _index, locales in task) + len(others_done)
+    return BuildResult(out, pages, len(written), len(gone), rendered)
 
 
 def _render(
-    tasks: list[list[tuple[int, tuple[str, ...]]]],
-    plan: Plan,
-    jobs: int,
-    progress: Callable[[int], None],
-) -> list[Staged]:
+    tasks: list[CardTask], plan: Plan, jobs: int, progress: Callable[[int], None]
+) -> tuple[CardDone, list[tuple[str, str, bool]]]:
     """Render the card pages of ``tasks`` (in worker processes when there are several) and the
-    other pages whose input changed, staging the changed ones."""
+    other pages whose input changed, staging the changed ones: per card, its hashes and the
+    pages written; per other page, (path, hash, written)."""
     assert _job is not None
-    others = [
-        (path, renderer)
-        for path, renderer in plan.renderers
-        if _job.previous is None or not _job.previous.current(path, plan.fingerprints[path])
-    ]
+    job = _job
+    manifest, previous = job.manifest, job.previous
+
+    def others() -> list[tuple[str, str, bool]]:
+        done = []
+        for path, renderer in plan.renderers:
+            recorded, old_hash = manifest.pages.get(path, ("", ""))
+            current = previous is not None and recorded == plan.fingerprints[path]
+            if not (current and previous is not None and previous.present(path)):
+                done.append((path, *job.stage(renderer(), old_hash)))
+        return done
+
+    cards_done: CardDone = []
     if jobs <= 1 or len(tasks) <= 1:
-        staged = []
         for task in tasks:
-            staged += _render_cards(task)
-            progress(len(staged))
-        return staged + [_stage(_job.staging, render(), _job.previous) for _path, render in others]
+            cards_done += _render_cards(task)
+            progress(sum(len(locales) for _index, locales in task))
+        return cards_done, others()
     # Forked workers inherit _job; the parent renders the other pages meanwhile.
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures: list[Future[list[Staged]]] = [pool.submit(_render_cards, task) for task in tasks]
-        staged = [_stage(_job.staging, render(), _job.previous) for _path, render in others]
-        for future in futures:
-            done = future.result()
-            progress(len(done))
-            staged += done
-    return staged
+        futures: list[Future[CardDone]] = [pool.submit(_render_cards, task) for task in tasks]
+        others_done = others()
+        for task, future in zip(tasks, futures, strict=True):
+            cards_done += future.result()
+            progress(sum(len(locales) for _index, locales in task))
+    return cards_done, others_done
 
 
-def _finish(
-    out: Path,
-    staging: Path,
+def _new_manifest(
+    site: SiteData,
     options: BuildOptions,
+    card_fingerprints: list[str],
     plan: Plan,
-    staged: list[Staged],
-    manifest: Manifest | None,
-    full: bool,
-) -> BuildResult:
-    """Put the staged pages in place, remove the pages of the previous site that are gone, and
-    record the new manifest."""
-    previous = manifest or Manifest()
-    contents = {item.path: item.content for item in staged}
-    kept = {
-        path: entry for path, entry in previous.items() if not _in_locales(path, options.locales)
+    old: Manifest,
+    cards_done: CardDone,
+    others_done: list[tuple[str, str, bool]],
+) -> Manifest:
+    """The record of the new site: what was rendered, what stayed, and the pages of the locales
+    this build left out."""
+    new = Manifest()
+    rendered = {index: hashes for index, hashes, _written in cards_done}
+    for index, card in enumerate(site.cards):
+        hashes = rendered.get(index)
+        if hashes is None:
+            hashes = "".join(old.card_hashes(card.slug))
+        new.cards[card.slug] = (card_fingerprints[index], hashes)
+    built = {LOCALES.index(locale) for locale in options.locales}
+    for slug, (fingerprint, _hashes) in old.cards.items():
+        if slug in new.cards:
+            continue
+        kept = [h if i not in built else NO_PAGE for i, h in enumerate(old.card_hashes(slug))]
+        if any(h != NO_PAGE for h in kept):  # a deleted card's pages in the other locales
+            new.cards[slug] = (fingerprint, "".join(kept))
+    new.pages = {
+        path: entry for path, entry in old.pages.items() if not _in_locales(path, options.locales)
     }
-    new = Manifest(kept)
+    hashes_of_others = {path: content for path, content, _written in others_done}
     for path, fingerprint in plan.fingerprints.items():
-        new[path] = Entry(fingerprint, contents.get(path) or previous[path].content)
-    gone = [path for path in previous if path not in new]
-    written = [item.path for item in staged if item.written]
-    if full:
-        if out.is_dir():
-            _carry_over(out, staging, options.locales)
-            if manifest is None:
-                gone = sorted(_files(out) - _files(staging) - {MANIFEST})
-        new.write(staging)
-        _swap_in(staging, out)
-    else:
-        for path in written:
-            target = out / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staging / path, target)
-        for path in gone:
-            (out / path).unlink(missing_ok=True)
-        if new != manifest:
-            new.write(out)
-    return BuildResult(out, len(plan.fingerprints), len(written), len(gone), len(staged))
+        new.pages[path] = (fingerprint, hashes_of_others.get(path) or old.pages[path][1])
+    return new
+
+
+def _gone(old: Manifest, new: Manifest, locales: Sequence[Locale]) -> list[str]:
+    """Pages of the previous site that the new one no longer has."""
+    gone = [path for path in old.pages if path not in new.pages]
+    built = [LOCALES.index(locale) for locale in locales]
+    for slug in old.cards:
+        before = old.card_hashes(slug)
+        after = new.card_hashes(slug)
+        gone += [
+            f"{LOCALES[i].folder}/cards/{slug}.html"
+            for i in built
+            if before[i] != NO_PAGE and after[i] == NO_PAGE
+        ]
+    return gone
 
 
 def _carry_over(previous: Path, staging: Path, locales: Sequence[Locale]) -> None:

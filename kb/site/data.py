@@ -1,6 +1,7 @@
 """What the site shows, read from the store in one pass of a few queries.
 
-The views are plain picklable dataclasses: build workers receive them, never a connection.
+The views are plain dataclasses with slots (a full site holds some 100,000 of them); build
+workers inherit them, never a connection.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ RESERVED_SLUGS = frozenset({"index"})
 """File names the site uses itself in the cards/ and mechanics/ folders."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RulingView:
     id: int
     text: str
@@ -30,7 +31,7 @@ class RulingView:
     """Reviewed community translations by locale code."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Named:
     """Something with an English name and localized names."""
 
@@ -43,7 +44,7 @@ class Named:
         return self.names.get(locale) or (self.name if locale == "en" else None)
 
 
-@dataclass
+@dataclass(slots=True)
 class CardView(Named):
     id: int
     slug: str
@@ -54,7 +55,7 @@ class CardView(Named):
     rulings: list[RulingView] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class MechanicView(Named):
     id: int
     key: str

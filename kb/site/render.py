@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any, TypeVar
 from xml.sax.saxutils import escape as xml_escape
 
@@ -368,15 +368,16 @@ def robots(base_url: str) -> Page:
     return Page("robots.txt", f"User-agent: *\nAllow: /\n\nSitemap: {base_url}{SITEMAP}\n")
 
 
-def sitemap_groups(site: SiteData) -> list[list[str]]:
-    """Each page's language versions: paths of the same page in every locale."""
-    groups = [[Urls.home(other) for other in LOCALES], [Urls.cards(other) for other in LOCALES]]
-    groups += [[Urls.card(other, card) for other in LOCALES] for card in site.cards]
-    groups += [
-        [Urls.mechanic(other, mechanic) for other in LOCALES]
-        for mechanic in site.mechanics.values()
-    ]
-    return groups
+PathOf = Callable[[Locale], str]
+"""A page of the site in any locale: its path in that locale."""
+
+
+def sitemap_pages(site: SiteData) -> list[PathOf]:
+    """Every page that has a version per locale (paths made only when a sitemap is written)."""
+    pages: list[PathOf] = [Urls.home, Urls.cards]
+    pages += [partial(Urls.card, card=card) for card in site.cards]
+    pages += [partial(Urls.mechanic, mechanic=mechanic) for mechanic in site.mechanics.values()]
+    return pages
 
 
 def sitemap_part_path(number: int) -> str:
@@ -394,15 +395,15 @@ def sitemap_index(base_url: str, parts: int) -> Page:
     )
 
 
-def sitemap(base_url: str, path: str, groups: Sequence[Sequence[str]]) -> Page:
-    """A sitemap of the pages of ``groups``: each language version with every alternate and
+def sitemap(base_url: str, path: str, pages: Sequence[PathOf]) -> Page:
+    """A sitemap of ``pages``: each language version with every alternate and
     the English page as ``x-default``."""
     lines = [
         f"{_XML_DECLARATION}<urlset xmlns={_SITEMAP_NS} "
         'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
     ]
-    for paths in groups:
-        urls = [xml_escape(base_url + path) for path in paths]
+    for path_of in pages:
+        urls = [xml_escape(base_url + path_of(other)) for other in LOCALES]
         alternates = (
             "".join(
                 f'<xhtml:link rel="alternate" hreflang="{other.code}" href="{url}"/>\n'
