@@ -246,6 +246,8 @@ CardDone = list[tuple[int, str, tuple[int, ...]]]
 
 def _render_cards(task: CardTask) -> CardDone:
     assert _job is not None, "no build running"
+    # Most rulings stand on one card: a cache kept across shares would only grow.
+    _job.card_pages.forget_rulings()
     done: CardDone = []
     for index, locales in task:
         card = _job.site.cards[index]

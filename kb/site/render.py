@@ -264,6 +264,9 @@ class CardPages:
             frame = self._frames[locale.code] = _format_string(page.text)
         return frame
 
+    def forget_rulings(self) -> None:
+        self._rulings.clear()
+
     def _ruling(self, locale: Locale, ruling: RulingView, show: Any) -> Markup:
         """A ruling as the card page shows it: rendered once per locale, its date filled in."""
         dated = ruling.published_on is not None
