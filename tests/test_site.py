@@ -16,6 +16,7 @@ from urllib.parse import urldefrag
 import html5lib
 import pytest
 from click.testing import CliRunner
+from pyuca import Collator
 from realdata import DATA
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
@@ -28,7 +29,7 @@ from kb.locales import BY_CODE
 from kb.site import build as site_build
 from kb.site import render
 from kb.site.build import MANIFEST, BuildOptions, build
-from kb.site.render import initial, sort_key
+from kb.site.render import initial, pack_weights, sort_key
 from kb.site.serve import preview_server
 
 GERMAN_PAGE = Path("de/cards/three-steps-ahead.html")
@@ -182,6 +183,19 @@ def test_collation_follows_the_unicode_collation_algorithm() -> None:
     names = ["Zebra", "Ezra", "Éclair", "eclair", "Fable", "Ebene"]
     assert sorted(names, key=sort_key) == ["Ebene", "eclair", "Éclair", "Ezra", "Fable", "Zebra"]
     assert sorted(["すし", "あさ", "かき"], key=sort_key) == ["あさ", "かき", "すし"]
+    # The same keys as pyuca, including names with contractions and combining marks.
+    for name in [
+        *names,
+        "Зёрнышко",
+        "Йошкар",
+        "ไก่",
+        "カード",
+        "l·l",
+        "a\u0301b",
+        "한국어",
+        "三歩先",
+    ]:
+        assert sort_key(name) == pack_weights(Collator().sort_key(name)), name
     assert [initial(name) for name in ["Éclair", "ärger", "한국", "三歩先", "42"]] == [
         "E", "A", "ㅎ", "三", "#",
     ]  # fmt: skip

@@ -46,9 +46,9 @@ from kb.site.render import (
 )
 
 CARDS_PER_TASK = 500
-SITEMAP_GROUPS = 1_000
-"""Pages (each in 11 languages) per sitemap file: 11,000 addresses (about 13 MB with their
-alternates), under the protocol's 50,000 and 50 MB.
+SITEMAP_GROUPS = 300
+"""Pages (each in 11 languages) per sitemap file: 3,300 addresses (about 4 MB with their
+alternates, rendered in memory), under the protocol's 50,000 and 50 MB.
 A larger site's sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml, ..."""
 MANIFEST = ".kb-manifest"
 """The output folder's record of each page: path, fingerprint and content hash, a line each."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import struct
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -122,25 +123,32 @@ def _character(character: str) -> tuple[tuple[tuple[int, ...], ...], frozenset[i
     return weights, frozenset(node.children or ()) if node is not None else frozenset()
 
 
-def sort_key(name: str) -> tuple[int, ...]:
+def sort_key(name: str) -> bytes:
     """The Unicode Collation Algorithm's key (DUCET): "Éclair" sorts with E, kana in gojūon
     order, Hangul in its alphabetical order.
 
     pyuca's key, computed from cached per-character weights unless a contraction may be
     involved (a character followed by one that continues a contraction it starts, or by a
-    combining mark): a whole site sorts hundreds of thousands of names."""
+    combining mark): a whole site sorts hundreds of thousands of names. Packed as bytes (each
+    weight big-endian in two bytes, so bytes compare as the weights do): a tenth of the memory
+    of a tuple of ints when a locale's 30,000 names are sorted."""
     decomposed = unicodedata.normalize("NFD", name)
     characters = [_character(character) for character in decomposed]
     for (_weights, continuations), following in zip(characters, decomposed[1:], strict=False):
         if continuations and (ord(following) in continuations or unicodedata.combining(following)):
-            return tuple(_collator().sort_key(name))
+            return pack_weights(_collator().sort_key(name))
     key: list[int] = []
     for level in range(_LEVELS):
         if level:
             key.append(0)
         for weights, _continuations in characters:
             key.extend(weights[level])
-    return tuple(key)
+    return pack_weights(key)
+
+
+def pack_weights(weights: Sequence[int]) -> bytes:
+    """Collation weights (16-bit in DUCET) as bytes that compare as the weights do."""
+    return struct.pack(f">{len(weights)}H", *weights)
 
 
 def initial(name: str) -> str:
