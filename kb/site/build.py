@@ -51,7 +51,7 @@ SITEMAP_GROUPS = 300
 alternates, rendered in memory), under the protocol's 50,000 and 50 MB.
 A larger site's sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml, ..."""
 MANIFEST = ".kb-manifest"
-"""The output folder's record of each page: path, fingerprint and content hash, a line each."""
+"""The output folder's record of its pages (see Manifest)."""
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/"
 
 
@@ -81,9 +81,14 @@ class BuildResult:
         return self.pages - self.written
 
 
+DIGEST_SIZE = 10
+HASH_LENGTH = 2 * DIGEST_SIZE
+"""Hashes in the manifest: hexadecimal."""
+
+
 def digest(data: str | bytes) -> str:
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    return hashlib.blake2b(raw, digest_size=10).hexdigest()
+    return hashlib.blake2b(raw, digest_size=DIGEST_SIZE).hexdigest()
 
 
 def _code_version(base_url: str) -> str:
@@ -93,11 +98,12 @@ def _code_version(base_url: str) -> str:
         Path(render.__file__).parent,
         Path(render.__file__).parents[1] / "locale",
     ]
-    hasher = hashlib.blake2b(base_url.encode("utf-8"), digest_size=10)
+    hasher = hashlib.blake2b(base_url.encode("utf-8"), digest_size=DIGEST_SIZE)
     for root in roots:
         for path in sorted(root.rglob("*")):
             if path.is_file() and path.suffix in {".html", ".css", ".py", ".po"}:
-                hasher.update(path.as_posix().encode("utf-8") + path.read_bytes())
+                name = path.relative_to(root).as_posix()
+                hasher.update(name.encode("utf-8") + path.read_bytes())
     return hasher.hexdigest()
 
 
@@ -112,6 +118,7 @@ class Fingerprints:
         return digest(repr((self.version, parts)))
 
     def ruling(self, ruling: RulingView) -> str:
+        # By identity: the cards that share a ruling (and date) share its view.
         key = id(ruling)
         found = self._rulings.get(key)
         if found is None:
@@ -140,7 +147,6 @@ class Fingerprints:
         )  # fmt: skip
 
 
-HASH_LENGTH = 20
 NO_PAGE = "-" * HASH_LENGTH
 """A card's hash in a locale it has no page in (yet)."""
 

@@ -247,8 +247,9 @@ class CardPages:
 
     The frame (head, alternates, header, language switcher, footer) differs between the cards
     of a locale only by slug, title and body, so it is rendered once per locale with
-    placeholders and filled per card; each ruling is rendered once per locale and date. Only the
-    body is rendered per page. One instance per build: its caches hold the build's rulings."""
+    placeholders and filled per card; a ruling is rendered once per locale (until
+    ``forget_rulings``) and its date filled in. Only the body is rendered per page. One instance
+    per build: its caches hold the build's rulings."""
 
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
         self.mechanics = mechanics
