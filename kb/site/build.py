@@ -113,6 +113,7 @@ class Fingerprints:
 
     version: str
     _rulings: dict[int, str] = field(default_factory=dict)
+    _names: dict[int, str] = field(default_factory=dict)
 
     def of(self, *parts: object) -> str:
         return digest(repr((self.version, parts)))
@@ -135,10 +136,15 @@ class Fingerprints:
             )
         return found
 
-    @staticmethod
-    def names(card: CardView) -> str:
-        """What a link to the card shows in any locale."""
-        return repr((card.slug, card.name, sorted(card.names.items())))
+    def names(self, card: CardView) -> str:
+        """What a link to the card shows in any locale (a digest: the index and mechanic pages
+        fingerprint every card's names)."""
+        found = self._names.get(card.id)
+        if found is None:
+            found = self._names[card.id] = digest(
+                repr((card.slug, card.name, sorted(card.names.items())))
+            )
+        return found
 
     def card(self, card: CardView, mechanics: str) -> str:
         return self.of(
@@ -313,10 +319,8 @@ class Plan:
 def _plan_other_pages(site: SiteData, options: BuildOptions, fingerprints: Fingerprints) -> Plan:
     """The pages beside the card pages, each with the fingerprint of what it shows."""
     plan = Plan()
-    names = [Fingerprints.names(card) for card in site.cards]
-    all_names = digest("\n".join(names))
+    all_names = digest("\n".join(fingerprints.names(card) for card in site.cards))
     cards_by_id = {card.id: card for card in site.cards}
-    names_by_id = dict(zip((card.id for card in site.cards), names, strict=True))
     mechanic_list = fingerprints.of(
         sorted((m.key, m.slug, sorted(m.names.items())) for m in site.mechanics.values())
     )
@@ -339,7 +343,7 @@ def _plan_other_pages(site: SiteData, options: BuildOptions, fingerprints: Finge
                     mechanic.key,
                     mechanic.rule,
                     [fingerprints.ruling(ruling) for ruling in mechanic.general_rulings],
-                    [names_by_id[card_id] for card_id in mechanic.card_ids],
+                    [fingerprints.names(cards_by_id[card_id]) for card_id in mechanic.card_ids],
                 ),
                 lambda locale=locale, mechanic=mechanic: mechanic_page(  # type: ignore[misc]
                     site, locale, mechanic, cards_by_id
