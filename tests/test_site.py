@@ -16,6 +16,7 @@ from urllib.parse import urldefrag
 import html5lib
 import pytest
 from click.testing import CliRunner
+from pyuca import Collator
 from realdata import DATA
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
@@ -27,8 +28,8 @@ from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import build as site_build
 from kb.site import render
-from kb.site.build import BuildOptions, build
-from kb.site.render import initial, sort_key
+from kb.site.build import MANIFEST, BuildOptions, build
+from kb.site.render import initial, pack_weights, sort_key
 from kb.site.serve import preview_server
 
 GERMAN_PAGE = Path("de/cards/three-steps-ahead.html")
@@ -45,10 +46,11 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def _mtimes(folder: Path) -> dict[str, int]:
+    """Pages' mtimes (the build's manifest aside)."""
     return {
         path.relative_to(folder).as_posix(): path.stat().st_mtime_ns
         for path in folder.rglob("*")
-        if path.is_file()
+        if path.is_file() and path.name != MANIFEST
     }
 
 
@@ -181,6 +183,19 @@ def test_collation_follows_the_unicode_collation_algorithm() -> None:
     names = ["Zebra", "Ezra", "Éclair", "eclair", "Fable", "Ebene"]
     assert sorted(names, key=sort_key) == ["Ebene", "eclair", "Éclair", "Ezra", "Fable", "Zebra"]
     assert sorted(["すし", "あさ", "かき"], key=sort_key) == ["あさ", "かき", "すし"]
+    # The same keys as pyuca, including names with contractions and combining marks.
+    for name in [
+        *names,
+        "Зёрнышко",
+        "Йошкар",
+        "ไก่",
+        "カード",
+        "l·l",
+        "a\u0301b",
+        "한국어",
+        "三歩先",
+    ]:
+        assert sort_key(name) == pack_weights(Collator().sort_key(name)), name
     assert [initial(name) for name in ["Éclair", "ärger", "한국", "三歩先", "42"]] == [
         "E", "A", "ㅎ", "三", "#",
     ]  # fmt: skip
@@ -255,6 +270,11 @@ def test_incremental_build_rewrites_only_changed_pages(demo_store: Engine, tmp_p
     assert rewritten == {"de/cards/fire-ice.html", "de/cards/index.html"}
     assert changed.written == 2
 
+    (out / "it/cards/fire-ice.html").unlink()
+    restored = build(demo_store, out)
+    assert (restored.written, restored.rendered) == (1, 1)
+    assert (out / "it/cards/fire-ice.html").is_file()
+
     with demo_store.begin() as connection:
         connection.execute(delete(db.Card).where(db.Card.id == extra))
     removed = build(demo_store, out)
@@ -275,7 +295,7 @@ def test_failed_build_leaves_the_previous_site(
     def broken(*_args: object) -> list[render.Page]:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(site_build, "site_pages", broken)
+    monkeypatch.setattr(site_build, "cards_page", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         build(demo_store, out)
     assert _files(out) == before

@@ -1,6 +1,7 @@
 """What the site shows, read from the store in one pass of a few queries.
 
-The views are plain picklable dataclasses: build workers receive them, never a connection.
+The views are plain dataclasses with slots (a full site holds some 100,000 of them); build
+workers inherit them, never a connection.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ RESERVED_SLUGS = frozenset({"index"})
 """File names the site uses itself in the cards/ and mechanics/ folders."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RulingView:
     id: int
     text: str
@@ -30,7 +31,7 @@ class RulingView:
     """Reviewed community translations by locale code."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Named:
     """Something with an English name and localized names."""
 
@@ -43,16 +44,18 @@ class Named:
         return self.names.get(locale) or (self.name if locale == "en" else None)
 
 
-@dataclass
+@dataclass(slots=True)
 class CardView(Named):
     id: int
     slug: str
     mana_cost: str | None
     type_line: str | None
+    faces: tuple[str, ...] = ()
+    """English face names of a split, double-faced, flip, adventure or meld card, in order."""
     rulings: list[RulingView] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class MechanicView(Named):
     id: int
     key: str
@@ -98,6 +101,15 @@ def load_site(connection: Connection) -> SiteData:
         )
     ):
         cards[card_id].names[locale] = name
+    faces: dict[int, list[str]] = {}
+    for card_id, name in connection.execute(
+        select(db.CardFace.card_id, db.CardFace.name).order_by(
+            db.CardFace.card_id, db.CardFace.position
+        )
+    ):
+        faces.setdefault(card_id, []).append(name)
+    for card_id, names in faces.items():
+        cards[card_id].faces = tuple(names)
 
     mechanics = _load_mechanics(connection)
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
@@ -124,6 +136,8 @@ def load_site(connection: Connection) -> SiteData:
         translations.setdefault(ruling_id, {})[locale] = text
 
     rulings: dict[int, RulingView] = {}
+    # One view per ruling and date: cards that share a ruling share its view (memory at scale).
+    views: dict[tuple[int, dt.date | None], RulingView] = {}
     links = connection.execute(
         select(
             db.CardRuling.card_id,
@@ -143,13 +157,15 @@ def load_site(connection: Connection) -> SiteData:
     first_published: dict[int, dt.date | None] = {}
     cards_per_ruling: Counter[int] = Counter()
     for card_id, ruling_id, published_on, text in links:
-        ruling = RulingView(
-            ruling_id,
-            text,
-            published_on,
-            tuple(sorted(tags.get(ruling_id, ()))),
-            translations.get(ruling_id, {}),
-        )
+        ruling = views.get((ruling_id, published_on))
+        if ruling is None:
+            ruling = views[ruling_id, published_on] = RulingView(
+                ruling_id,
+                text,
+                published_on,
+                tuple(sorted(tags.get(ruling_id, ()))),
+                translations.get(ruling_id, {}),
+            )
         cards[card_id].rulings.append(ruling)
         rulings.setdefault(ruling_id, ruling)
         cards_per_ruling[ruling_id] += 1

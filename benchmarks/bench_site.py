@@ -1,0 +1,290 @@
+"""Site build benchmark: kb against Hugo and a bare Jinja2 loop, full scale, incremental.
+
+    python -m benchmarks.bench_site [--work DIR] [--small 3000] [--large 30000] [--jobs 2]
+
+Needs Hugo on the PATH (Debian: ``apt-get install -y hugo``); installs nothing itself. The
+synthetic corpora (benchmarks.synthetic) are generated and imported into SQLite stores under
+``--work`` once, then reused. This machine's speed drifts, so every target is a ratio of two
+figures measured in the same run:
+
+- kb's full build of the small corpus (cards × 11 locales) ≤ 1/4 of Hugo's build of the same
+  card pages (a generated Hugo site in multilingual mode, with hreflang alternates);
+- kb's full build of the large corpus ≤ 11 × the small one, peak memory < 300 MB and
+  ≤ 1.5 × the small build's;
+- after the ruling on most cards is edited, an incremental build rewrites only the pages that
+  show it, in ≤ 2% of the large full build's time.
+
+Each build runs in its own child process: its wall time is what a user waits for, its peak
+memory is resource.getrusage's ru_maxrss for the process itself (main) and for its children
+(the largest single worker).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import synthetic
+
+ROOT = Path(__file__).resolve().parents[1]
+HUGO_LAYOUT = """<!DOCTYPE html>
+<html lang="{{ .Language.Lang }}">
+<head>
+<meta charset="utf-8">
+<title>{{ .Title }}</title>
+{{ range .AllTranslations -}}
+<link rel="alternate" hreflang="{{ .Language.Lang }}" href="{{ .RelPermalink }}">
+{{ end }}</head>
+<body>
+<main>
+<h1>{{ .Title }}</h1>
+<p lang="en">{{ .Params.english }}</p>
+<p>{{ .Params.cost }}</p>
+<h2>{{ len .Params.rulings }} rulings</h2>
+<ol>
+{{ range .Params.rulings -}}
+<li><time datetime="{{ .date }}">{{ time.Format ":date_medium" .date }}</time>
+<p lang="en">{{ .text }}</p></li>
+{{ end }}</ol>
+</main>
+<nav><ul>
+{{ range .Translations -}}
+<li><a href="{{ .RelPermalink }}" hreflang="{{ .Language.Lang }}">
+{{- .Language.LanguageName }}</a></li>
+{{ end }}</ul></nav>
+</body>
+</html>
+"""
+JINJA_TEMPLATE = """<!DOCTYPE html>
+<html lang="{{ code }}">
+<head>
+<meta charset="utf-8">
+<title>{{ title }}</title>
+{% for other in codes -%}
+<link rel="alternate" hreflang="{{ other }}" href="../../{{ other }}/cards/{{ slug }}.html">
+{% endfor %}</head>
+<body>
+<h1>{{ title }}</h1>
+<ol>
+{% for date, text in rulings %}<li><time>{{ date }}</time><p lang="en">{{ text }}</p></li>
+{% endfor %}</ol>
+</body>
+</html>
+"""
+CHILD_BUILD = """
+import json, resource, sys, time
+from pathlib import Path
+from kb.db import make_engine
+from kb.site.build import BuildOptions, build
+url, out, jobs, full = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "full"
+start = time.perf_counter()
+result = build(make_engine(url), out, BuildOptions(jobs=jobs, full=full))
+print(json.dumps({
+    "seconds": time.perf_counter() - start, "pages": result.pages, "written": result.written,
+    "rendered": result.rendered,
+    "main_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "workers_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+}))
+"""
+CHILD_RUN = """
+import json, resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True)
+print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+"""
+
+
+def store(work: Path, cards: int) -> Path:
+    """The synthetic corpus of ``cards`` cards imported into SQLite (made once, then reused)."""
+    path = work / f"synthetic-{cards}.sqlite"
+    if not path.exists():
+        corpus = work / f"synthetic-{cards}"
+        synthetic.generate(corpus, cards)
+        partial = path.with_suffix(".partial")
+        partial.unlink(missing_ok=True)
+        subprocess.run(
+            [Path(sys.executable).parent / "kb", "-q", "--db", f"sqlite:///{partial}", "import",
+             str(corpus)],
+            check=True,
+        )  # fmt: skip
+        partial.rename(path)
+    return path
+
+
+def timed(command: list[str]) -> tuple[float, dict[str, Any]]:
+    """Run a child process; its wall time and the JSON it prints last."""
+    start = time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    return time.perf_counter() - start, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def kb_build(db: Path, out: Path, jobs: int, full: bool) -> tuple[float, dict[str, Any]]:
+    if full:
+        shutil.rmtree(out, ignore_errors=True)
+    return timed(
+        [sys.executable, "-c", CHILD_BUILD, f"sqlite:///{db}", str(out), str(jobs),
+         "full" if full else "incremental"]
+    )  # fmt: skip
+
+
+def hugo_site(db: Path, folder: Path) -> int:
+    """A Hugo site of the store's card pages: one content file per card and locale, Hugo's
+    multilingual mode with the 11 languages; the number of card pages."""
+    from kb.db import make_engine
+    from kb.locales import LOCALES
+    from kb.site.data import load_site
+
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "layouts" / "_default").mkdir(parents=True)
+    (folder / "layouts" / "_default" / "single.html").write_text(HUGO_LAYOUT, "utf-8")
+    (folder / "layouts" / "_default" / "list.html").write_text("", "utf-8")
+    (folder / "layouts" / "index.html").write_text("", "utf-8")
+    languages = "".join(
+        f'[languages.{locale.folder}]\nlanguageCode = "{locale.code}"\n'
+        f'languageName = "{locale.native_name}"\nweight = {weight}\n'
+        f'contentDir = "content/{locale.folder}"\n'
+        for weight, locale in enumerate(LOCALES, start=1)
+    )
+    (folder / "config.toml").write_text(
+        'baseURL = "http://127.0.0.1:8000/"\ndefaultContentLanguage = "en"\n'
+        "defaultContentLanguageInSubdir = true\n"
+        'disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "404"]\n' + languages,
+        "utf-8",
+    )
+    with make_engine(f"sqlite:///{db}").connect() as connection:
+        site = load_site(connection)
+    pages = 0
+    for locale in LOCALES:
+        cards = folder / "content" / locale.folder / "cards"
+        cards.mkdir(parents=True)
+        for card in site.cards:
+            front = {
+                "title": card.name_in(locale.code) or card.name,
+                "english": card.name,
+                "cost": card.mana_cost or "",
+                "rulings": [
+                    {"date": str(ruling.published_on or ""), "text": ruling.text}
+                    for ruling in card.rulings
+                ],
+            }
+            (cards / f"{card.slug}.md").write_text(json.dumps(front, ensure_ascii=False), "utf-8")
+            pages += 1
+    return pages
+
+
+def jinja_loop(db: Path, out: Path) -> float:
+    """A bare one-process Jinja2 loop over the same card pages with a minimal template."""
+    from jinja2 import Environment
+
+    from kb.db import make_engine
+    from kb.locales import LOCALES
+    from kb.site.data import load_site
+
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    with make_engine(f"sqlite:///{db}").connect() as connection:
+        site = load_site(connection)
+    template = Environment(autoescape=True).from_string(JINJA_TEMPLATE)
+    codes = [locale.folder for locale in LOCALES]
+    for locale in LOCALES:
+        folder = out / locale.folder / "cards"
+        folder.mkdir(parents=True)
+        for card in site.cards:
+            text = template.render(
+                code=locale.code,
+                codes=codes,
+                slug=card.slug,
+                title=card.name_in(locale.code) or card.name,
+                rulings=[(ruling.published_on, ruling.text) for ruling in card.rulings],
+            )
+            (folder / f"{card.slug}.html").write_text(text, "utf-8")
+    return time.perf_counter() - start
+
+
+def most_shared_ruling(db: Path) -> tuple[int, int]:
+    """The ruling on most cards: (id, number of cards)."""
+    with sqlite3.connect(db) as connection:
+        row = connection.execute(
+            "SELECT ruling_id, COUNT(*) FROM card_rulings GROUP BY ruling_id "
+            "ORDER BY COUNT(*) DESC, ruling_id LIMIT 1"
+        ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+def edit_ruling(db: Path, ruling_id: int) -> None:
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "UPDATE rulings SET text = text || ' (edited)' WHERE id = ?", (ruling_id,)
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", type=Path, default=Path("/tmp/kb-bench-site"))
+    parser.add_argument("--small", type=int, default=3_000)
+    parser.add_argument("--large", type=int, default=30_000)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    if shutil.which("hugo") is None:
+        sys.exit("hugo is not installed (Debian: apt-get install -y hugo)")
+    work = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    small, large = store(work, args.small), store(work, args.large)
+    hugo_pages = hugo_site(small, work / "hugo")
+    hugo_version = subprocess.run(["hugo", "version"], capture_output=True, text=True).stdout
+
+    shutil.rmtree(work / "hugo" / "public", ignore_errors=True)
+    hugo_seconds, hugo = timed(
+        [sys.executable, "-c", CHILD_RUN, "hugo", "--quiet", "--source", str(work / "hugo")]
+    )
+    jinja_seconds = jinja_loop(small, work / "jinja")
+    small_seconds, small_build = kb_build(small, work / "site-small", args.jobs, full=True)
+    large_seconds, large_build = kb_build(large, work / "site-large", args.jobs, full=True)
+    edited = work / "edited.sqlite"
+    shutil.copy(large, edited)
+    ruling_id, cards = most_shared_ruling(edited)
+    edit_ruling(edited, ruling_id)
+    incremental_seconds, incremental = kb_build(edited, work / "site-large", args.jobs, full=False)
+    edited.unlink()
+
+    peak_small = max(small_build["main_mb"], small_build["workers_mb"])
+    peak_large = max(large_build["main_mb"], large_build["workers_mb"])
+    rows = [
+        ("Hugo, small corpus", hugo_seconds, hugo_pages, f"{hugo['peak_mb']:.0f}", ""),
+        ("bare Jinja2 loop, small", jinja_seconds, hugo_pages, "", ""),
+        ("kb full build, small", small_seconds, small_build["pages"],
+         f"{small_build['main_mb']:.0f} / {small_build['workers_mb']:.0f}", ""),
+        ("kb full build, large", large_seconds, large_build["pages"],
+         f"{large_build['main_mb']:.0f} / {large_build['workers_mb']:.0f}", ""),
+        ("kb incremental, one ruling edited", incremental_seconds, incremental["pages"],
+         f"{incremental['main_mb']:.0f} / {incremental['workers_mb']:.0f}",
+         f"{incremental['rendered']} rendered, {incremental['written']} written"),
+    ]  # fmt: skip
+    print(hugo_version.strip())
+    print(f"{'build':36} {'seconds':>8} {'pages':>8}  peak MB (main / workers)")
+    for name, seconds, pages, memory, note in rows:
+        print(f"{name:36} {seconds:8.2f} {pages:8d}  {memory:16} {note}")
+    print(f"\nthe edited ruling stands on {cards} cards ({cards * 11} card pages)")
+    targets = [
+        ("kb small / Hugo", small_seconds / hugo_seconds, 0.25),
+        ("Jinja2 loop / Hugo (reference)", jinja_seconds / hugo_seconds, None),
+        ("kb large / kb small", large_seconds / small_seconds, 11.0),
+        ("peak memory large (MB)", peak_large, 300.0),
+        ("peak memory large / small", peak_large / peak_small, 1.5),
+        ("incremental / large full", incremental_seconds / large_seconds, 0.02),
+    ]
+    print()
+    for name, value, limit in targets:
+        verdict = "" if limit is None else ("met" if value <= limit else "NOT MET")
+        bound = "" if limit is None else f"(target ≤ {limit:g})"
+        print(f"{name:32} {value:8.3f} {bound:16} {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""The whole site of the real corpus (MTGJSON sets, May 2022: about 23,700 cards, 260,000
+pages): every file name safe, every link of every page resolving, a deterministic sample of pages
+valid HTML5, and split and double-faced cards shown with their faces.
+
+Strict HTML5 parsing is slow (html5lib is pure Python), so it covers a sample: every page of 300
+cards spread over the alphabet, every split and double-faced card page in two locales, and every
+home, index and mechanic page. Links are checked on every page with a regular expression.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from pathlib import Path
+
+import html5lib
+import pytest
+from realdata import realdata
+
+from kb.db import make_engine
+from kb.importing import run_import
+from kb.locales import BY_CODE, LOCALES
+from kb.site.build import MANIFEST, BuildOptions, BuildResult, build
+from kb.site.data import load_site
+from kb.site.render import Urls
+
+pytestmark = pytest.mark.realdata
+
+CORPUS = "mtgjson-sets-2022-05"
+SAFE_PAGE = re.compile(r"[a-z0-9-]+\.html")
+FIXED_FILES = {"robots.txt", "sitemap.xml", "static/style.css", MANIFEST}
+SITEMAP_PART = re.compile(r"sitemap-[0-9]+\.xml")
+LINK = re.compile(rb'(?:href|src)="([^"]*)"')
+ANCHOR = re.compile(rb'id="([^"]*)"')
+SAMPLED_CARDS = 300
+
+
+@pytest.fixture(scope="session")
+def real_store(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> Iterator[str]:
+    """The real corpus imported into a SQLite store, once per session."""
+    corpus = realdata(CORPUS)
+    path = tmp_path_factory.mktemp("real-store") / "kb.sqlite"
+    shutil.copy(migrated_sqlite, path)
+    url = f"sqlite:///{path}"
+    engine = make_engine(url)
+    run_import(engine, [corpus])
+    engine.dispose()
+    yield url
+
+
+@pytest.fixture(scope="session")
+def real_site(real_store: str, tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    engine = make_engine(real_store)
+    result = build(
+        engine,
+        tmp_path_factory.mktemp("real-site") / "site",
+        BuildOptions(jobs=os.cpu_count() or 1),
+    )
+    engine.dispose()
+    return result
+
+
+def _site_files(site: Path) -> list[str]:
+    return sorted(
+        posixpath.relpath(posixpath.join(root, name), site)
+        for root, _folders, names in os.walk(site)
+        for name in names
+    )
+
+
+def _broken_links(site: Path, page: str, files: frozenset[str]) -> list[str]:
+    """The links of one page that lead nowhere, outside the site, or to a missing anchor."""
+    text = (site / page).read_bytes()
+    folder = posixpath.dirname(page)
+    broken = []
+    for raw in LINK.findall(text):
+        link = raw.decode("utf-8")
+        target, _, fragment = link.partition("#")
+        if re.match(r"[a-z]+:|/", target):
+            broken.append(f"{page}: {link} is not relative")
+            continue
+        resolved = posixpath.normpath(posixpath.join(folder, target)) if target else page
+        if resolved not in files:
+            broken.append(f"{page}: {link} leads nowhere")
+        elif fragment:
+            anchors = ANCHOR.findall(text if resolved == page else (site / resolved).read_bytes())
+            if fragment.encode("utf-8") not in anchors:
+                broken.append(f"{page}: {link} has no anchor")
+    return broken
+
+
+def _validation_errors(site: Path, pages: list[str]) -> list[str]:
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    errors = []
+    for page in pages:
+        try:
+            parser.parse((site / page).read_bytes())
+        except html5lib.html5parser.ParseError as error:
+            errors.append(f"{page}: {error}")
+    return errors
+
+
+def _check_links(site: Path, files: frozenset[str], pages: list[str]) -> list[str]:
+    return [problem for page in pages for problem in _broken_links(site, page, files)]
+
+
+def _in_parallel(check: Callable[[list[str]], list[str]], pages: list[str]) -> list[str]:
+    """The problems ``check`` finds in shares of the pages, checked by worker processes."""
+    jobs = os.cpu_count() or 1
+    with ProcessPoolExecutor(jobs) as pool:
+        results = pool.map(check, [pages[start::jobs] for start in range(jobs)])
+        return [problem for result in results for problem in result]
+
+
+def test_every_file_name_is_safe(real_site: BuildResult) -> None:
+    files = _site_files(real_site.out)
+    assert len(files) == real_site.pages + 1  # the manifest
+    assert real_site.pages > 250_000
+    unsafe = [
+        path
+        for path in files
+        if path not in FIXED_FILES
+        and not SITEMAP_PART.fullmatch(path)
+        and not SAFE_PAGE.fullmatch(path.rpartition("/")[2])
+    ]
+    assert unsafe == []
+
+
+def test_every_link_of_every_page_resolves(real_site: BuildResult) -> None:
+    files = _site_files(real_site.out)
+    pages = [path for path in files if path.endswith(".html")]
+    assert _in_parallel(partial(_check_links, real_site.out, frozenset(files)), pages) == []
+
+
+def test_a_sample_of_pages_is_valid_html5(real_site: BuildResult, real_store: str) -> None:
+    site = real_site.out
+    engine = make_engine(real_store)
+    with engine.connect() as connection:
+        cards = load_site(connection).cards
+    engine.dispose()
+    sampled = cards[:: len(cards) // SAMPLED_CARDS][:SAMPLED_CARDS]
+    faced = [card for card in cards if card.faces]
+    assert len(faced) > 400
+    pages = [Urls.card(locale, card) for locale in LOCALES for card in sampled]
+    pages += [
+        Urls.card(locale, card) for locale in (BY_CODE["de"], BY_CODE["ja"]) for card in faced
+    ]
+    pages += [url(locale) for locale in LOCALES for url in (Urls.home, Urls.cards)]
+    pages += [f"{locale.folder}/mechanics/{name}" for locale in LOCALES
+              for name in os.listdir(site / locale.folder / "mechanics")]  # fmt: skip
+    pages += ["index.html", "404.html"]
+    assert _in_parallel(partial(_validation_errors, site), pages) == []
+
+
+def test_split_and_double_faced_cards_show_their_faces(real_site: BuildResult) -> None:
+    site = real_site.out
+    fire_ice = (site / "de" / "cards" / "fire-ice.html").read_text("utf-8")
+    assert '<ul class="faces" lang="en">\n<li>Fire</li>\n<li>Ice</li>\n</ul>' in fire_ice
+    assert "Kartenseiten" in fire_ice
+    delver = (site / "en" / "cards" / "delver-of-secrets-insectile-aberration.html").read_text(
+        "utf-8"
+    )
+    assert "<li>Delver of Secrets</li>\n<li>Insectile Aberration</li>" in delver
