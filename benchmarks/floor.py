@@ -74,7 +74,7 @@ class RawRows:
     def flush(self, connection: sqlite3.Connection) -> None:
         statements = {
             "mechanics": "INSERT INTO mechanics (id, slug, kind) VALUES (?, ?, ?)",
-            "cards": "INSERT INTO cards (id, name, oracle_id, mana_cost, type_line, oracle_text,"
+            "cards": "INSERT OR IGNORE INTO cards (id, name, oracle_id, mana_cost, type_line, oracle_text,"
             " layout) VALUES (?, ?, ?, ?, ?, ?, ?)",
             "names": "INSERT OR IGNORE INTO card_names (card_id, locale, name) VALUES (?, ?, ?)",
             "rulings": "INSERT INTO rulings (id, text, text_key, skeleton_key) VALUES (?, ?, ?, ?)",

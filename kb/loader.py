@@ -132,6 +132,7 @@ class Loader:
             for row in connection.execute(select(mechanics))
         }
         self._touched_rulings: set[int] = set()
+        self._cards_loaded: set[int] = set()
         self._retag_everything = False
 
     # Sources
@@ -247,7 +248,9 @@ class Loader:
         if not records:
             return
         by_oracle = self._cards_where(cards.c.oracle_id, {r.oracle_id for r in records})
-        by_name = self._cards_where(cards.c.name, {r.name for r in records})
+        by_name = self._cards_where(
+            cards.c.name, {r.name for r in records if r.oracle_id not in by_oracle}
+        )
         wanted_tags: dict[int, set[int]] = {}
         wanted_faces: dict[int, tuple[str, ...]] = {}
         english_names: dict[tuple[int, str], str] = {}
@@ -256,6 +259,8 @@ class Loader:
         )
         placed: list[tuple[CardRecord, dict[str, Any]]] = []
         new_rows: list[dict[str, Any]] = []
+        # Rows of the cards new or changed here: only their name and text need a look.
+        fresh: list[dict[str, Any]] = []
         for record in records:
             existing = by_oracle.get(record.oracle_id) if record.oracle_id else None
             existing = existing or by_name.get(record.name)
@@ -270,9 +275,13 @@ class Loader:
             if existing is None:
                 existing = {"id": None, **values}
                 new_rows.append(existing)
+                fresh.append(existing)
                 self.summary.counts["cards new"] += 1
             else:
-                changes = self._card_changes(existing, values)
+                # A card's first record in a run gives its fields: printings in later files may
+                # differ, and letting them flip the card would make every re-import a change.
+                first_this_run = existing["id"] not in self._cards_loaded
+                changes = self._card_changes(existing, values) if first_this_run else {}
                 if existing["id"] is None:
                     existing.update(changes)
                 elif changes:
@@ -280,6 +289,7 @@ class Loader:
                         update(cards).where(cards.c.id == existing["id"]).values(**changes)
                     )
                     existing.update(changes)
+                    fresh.append(existing)
                     self.summary.counts["cards updated"] += 1
                 else:
                     self.summary.counts["cards unchanged"] += 1
@@ -294,14 +304,17 @@ class Loader:
             )
             for row, card_id in zip(new_rows, inserted.scalars(), strict=True):
                 row["id"] = card_id
+        fresh_ids = {row["id"] for row in fresh}
         for record, row in placed:
             card_id = row["id"]
-            english_names[(card_id, "en")] = row["name"]
+            self._cards_loaded.add(card_id)
             if record.faces:
                 wanted_faces[card_id] = record.faces
             tags = wanted_tags.setdefault(card_id, set())
             tags.update(self._mechanic_for_keyword(k).id for k in record.keywords)
-            tags.update(term_matcher.matches(record.oracle_text or ""))
+            if card_id in fresh_ids:
+                english_names[(card_id, "en")] = row["name"]
+                tags.update(term_matcher.matches(row["oracle_text"] or ""))
         self._upsert_names(card_names, "card_id", english_names, counter="names")
         self._add_links(card_mechanics, "card_id", wanted_tags, counter="card tags new")
         self._sync_faces(wanted_faces)
