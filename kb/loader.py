@@ -258,6 +258,7 @@ class Loader:
             (m.id, m.pattern) for m in self._mechanics.values() if not m.kind.startswith("keyword")
         )
         placed: list[tuple[CardRecord, dict[str, Any]]] = []
+        placed_rows: set[int] = set()
         new_rows: list[dict[str, Any]] = []
         # Rows of the cards new or changed here: only their name and text need a look.
         fresh: list[dict[str, Any]] = []
@@ -280,7 +281,9 @@ class Loader:
             else:
                 # A card's first record in a run gives its fields: printings in later files may
                 # differ, and letting them flip the card would make every re-import a change.
-                first_this_run = existing["id"] not in self._cards_loaded
+                first_this_run = (
+                    existing["id"] not in self._cards_loaded and id(existing) not in placed_rows
+                )
                 changes = self._card_changes(existing, values) if first_this_run else {}
                 if existing["id"] is None:
                     existing.update(changes)
@@ -297,6 +300,7 @@ class Loader:
             if record.oracle_id:
                 by_oracle[record.oracle_id] = existing
             placed.append((record, existing))
+            placed_rows.add(id(existing))
         if new_rows:
             inserted = self.connection.execute(
                 insert(cards).returning(cards.c.id, sort_by_parameter_order=True),
