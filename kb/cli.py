@@ -248,7 +248,7 @@ def _locale_list(
     type=click.Path(file_okay=False, path_type=Path),
     default=DEMO_SITE,
     show_default=True,
-    help="Output folder; replaced whole when the build succeeds.",
+    help="Output folder; a failed build leaves the previous site in place.",
 )
 @click.option("--full", is_flag=True, help="Rewrite every page, not only the changed ones.")
 @click.option(
