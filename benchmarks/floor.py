@@ -74,8 +74,9 @@ class RawRows:
     def flush(self, connection: sqlite3.Connection) -> None:
         statements = {
             "mechanics": "INSERT INTO mechanics (id, slug, kind) VALUES (?, ?, ?)",
-            "cards": "INSERT OR IGNORE INTO cards (id, name, oracle_id, mana_cost, type_line, oracle_text,"
-            " layout) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            # Two Oracle cards of one name (Un-set variants) are one card in kb, too.
+            "cards": "INSERT OR IGNORE INTO cards (id, name, oracle_id, mana_cost, type_line,"
+            " oracle_text, layout) VALUES (?, ?, ?, ?, ?, ?, ?)",
             "names": "INSERT OR IGNORE INTO card_names (card_id, locale, name) VALUES (?, ?, ?)",
             "rulings": "INSERT INTO rulings (id, text, text_key, skeleton_key) VALUES (?, ?, ?, ?)",
             "links": "INSERT OR IGNORE INTO card_rulings (card_id, ruling_id, published_on,"
