@@ -160,6 +160,11 @@ def db_current(app: App) -> None:
     type=click.Choice(FORMATS),
     help="Parse every file as this format instead of recognising it from its content.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Read bulk files again even when a file of the same checksum was imported before.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="List every warning.")
 @pass_app
 def import_command(
@@ -168,6 +173,7 @@ def import_command(
     locale: str | None,
     card: str | None,
     format_: str | None,
+    force: bool,
     verbose: bool,
 ) -> None:
     """Import files and folders into the store, in one transaction.
@@ -177,7 +183,7 @@ def import_command(
     the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad file aborts the run
     and leaves the store exactly as it was.
     """
-    options = ImportOptions(locale=locale, card=card, format=format_)
+    options = ImportOptions(locale=locale, card=card, format=format_, force=force)
     with clear_errors():
         engine = app.engine()
         files = plan(paths, options)

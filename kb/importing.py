@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sqlalchemy.engine import Engine
+from sqlalchemy import select
+from sqlalchemy.engine import Connection, Engine
 
+from kb import db
 from kb.importers import catalog, comprehensive_rules, mtgjson, scryfall, seed_pages, streams
 from kb.importers.streams import Input
 from kb.loader import BATCH_SIZE, Loader, Summary, chunks
@@ -49,6 +51,8 @@ class ImportOptions:
     """``--card``: the English card of a rulings page whose localized name is not known yet."""
     format: str | None = None
     """``--format``: parse every file as this format instead of recognising it."""
+    force: bool = False
+    """``--force``: read bulk files again even when a file of the same checksum was imported."""
 
 
 @dataclass(frozen=True)
@@ -179,28 +183,60 @@ def run_import(
         if progress is not None:
             progress(bytes_read, records_loaded)
 
-    with engine.begin() as connection, _parsed_streams(streamed) as parsed:
-        loader = Loader(connection)
-        for item in files:
-            loader.begin_source(item.source.name, item.format)
-            if item.format in STREAM_PARSERS:
-                for message in parsed:
-                    report(message.bytes_read)
-                    if isinstance(message, ParsedFile):
-                        loader.end_source(message.sha256)
-                        break
-                    loader.load(message.records)
-                    records_loaded += len(message.records)
-                continue
-            observer = _ReadObserver()
-            with streams.open_input(item.source, digest=observer) as stream:
-                data = stream.read()
-            records = list(_small_file_records(item, data, options, loader))
-            loader.load(records)
-            records_loaded += len(records)
-            loader.end_source(observer.sha256.hexdigest())
-            report(item.size)
-        return loader.finish()
+    with engine.begin() as connection:
+        skipped = set() if options.force else _imported_before(connection, streamed)
+        with _parsed_streams([item for item in streamed if item not in skipped]) as parsed:
+            loader = Loader(connection)
+            for item in files:
+                if item in skipped:
+                    loader.summary.counts["files skipped"] += 1
+                    report(item.size)
+                    continue
+                records_loaded += _load_file(item, loader, parsed, options, report)
+            return loader.finish()
+
+
+def _imported_before(connection: Connection, items: list[InputFile]) -> set[InputFile]:
+    """The bulk files whose exact bytes an earlier import read (``sources.sha256``).
+
+    Re-reading a bulk file that did not change cannot add anything, and proving that record by
+    record costs most of an import. kb's own small files (catalog, pages) are always read: what
+    they mean depends on --locale and --card.
+    """
+    checksums = {item: streams.stored_sha256(item.source) for item in items}
+    known: set[str] = set()
+    for chunk in chunks(set(checksums.values())):
+        query = select(db.Source.sha256).where(db.Source.sha256.in_(chunk))
+        known.update(connection.execute(query).scalars())
+    return {item for item, checksum in checksums.items() if checksum in known}
+
+
+def _load_file(
+    item: InputFile,
+    loader: Loader,
+    parsed: Iterator[Parsed],
+    options: ImportOptions,
+    report: Callable[[int], None],
+) -> int:
+    """Load one file's records; returns how many there were."""
+    loader.begin_source(item.source.name, item.format)
+    loaded = 0
+    if item.format in STREAM_PARSERS:
+        for message in parsed:
+            report(message.bytes_read)
+            if isinstance(message, ParsedFile):
+                loader.end_source(message.sha256)
+                return loaded
+            loader.load(message.records)
+            loaded += len(message.records)
+    observer = _ReadObserver()
+    with streams.open_input(item.source, digest=observer) as stream:
+        data = stream.read()
+    records = list(_small_file_records(item, data, options, loader))
+    loader.load(records)
+    loader.end_source(observer.sha256.hexdigest())
+    report(item.size)
+    return len(records)
 
 
 STREAM_PARSERS: dict[str, Callable[[BinaryIO, str], Iterator[Record]]] = {

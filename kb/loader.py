@@ -98,6 +98,10 @@ class Summary:
             f"mechanics: {c['mechanics new']} new, {c['mechanics updated']} updated",
             f"tags: {c['card tags new']} new on cards, {c['ruling tags new']} new on rulings",
         ]
+        if c["files skipped"]:
+            lines.append(
+                f"files: {c['files skipped']} skipped (imported before: same checksum; --force)"
+            )
         if self.other_locales:
             counted = ", ".join(f"{k} {v}" for k, v in sorted(self.other_locales.items()))
             lines.append(f"names in languages outside the 11 (not stored): {counted}")
@@ -279,12 +283,13 @@ class Loader:
                 fresh.append(existing)
                 self.summary.counts["cards new"] += 1
             else:
-                # A card's first record in a run gives its fields: printings in later files may
-                # differ, and letting them flip the card would make every re-import a change.
+                # A card's first record in a run gives its fields, later ones only fill gaps:
+                # printings in later files may differ, and letting them flip the card would
+                # make every re-import a change.
                 first_this_run = (
                     existing["id"] not in self._cards_loaded and id(existing) not in placed_rows
                 )
-                changes = self._card_changes(existing, values) if first_this_run else {}
+                changes = self._card_changes(existing, values, fill_only=not first_this_run)
                 if existing["id"] is None:
                     existing.update(changes)
                 elif changes:
@@ -324,15 +329,20 @@ class Loader:
         self._sync_faces(wanted_faces)
 
     @staticmethod
-    def _card_changes(existing: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-        """What a record changes on a known card. A card keeps the oracle_id it has: two Oracle
-        cards of one name (Un-set variants) are one card here, and must not flip between ids."""
+    def _card_changes(
+        existing: dict[str, Any], values: dict[str, Any], fill_only: bool
+    ) -> dict[str, Any]:
+        """What a record changes on a known card (only its empty fields if ``fill_only``).
+
+        A card keeps the oracle_id it has: two Oracle cards of one name (Un-set variants) are
+        one card here, and must not flip between ids.
+        """
         return {
             key: value
             for key, value in values.items()
             if value is not None
             and existing[key] != value
-            and not (key == "oracle_id" and existing[key] is not None)
+            and (existing[key] is None or (not fill_only and key != "oracle_id"))
         }
 
     def _sync_faces(self, wanted: dict[int, tuple[str, ...]]) -> None:
@@ -514,17 +524,20 @@ class Loader:
         if not records:
             return
         resolved = self._resolve([r.card for r in records])
-        keys = [text_key(record.text) for record in records]
+        known: list[tuple[int, str, RulingRecord]] = []
+        for record in records:
+            card_id = resolved.get(record.card)
+            if card_id is None:
+                # Not stored at all: a ruling row must stand on at least one card.
+                self._warn(record.line, f"a ruling for an unknown card: {_describe(record.card)}")
+                continue
+            known.append((card_id, text_key(record.text), record))
         texts: dict[str, RulingRecord] = {}
-        for key, record in zip(keys, records, strict=True):
+        for _, key, record in known:
             texts.setdefault(key, record)
         ruling_ids = self._ruling_ids(texts)
         links: dict[tuple[int, int], RulingRecord] = {}
-        for key, record in zip(keys, records, strict=True):
-            card_id = resolved.get(record.card)
-            if card_id is None:
-                self._warn(record.line, f"a ruling for an unknown card: {_describe(record.card)}")
-                continue
+        for card_id, key, record in known:
             links.setdefault((card_id, ruling_ids[key]), record)
         self._upsert_card_rulings(links)
 

@@ -100,6 +100,7 @@ def test_scryfall_rulings_keep_their_origin(engine: Engine, tmp_path: Path) -> N
         "a ruling for an unknown card: afa49a09-146f-4439-850e-dd1938c93cef"
         in (summary.warnings[0])
     )
+    assert scalar(engine, select(func.count()).select_from(db.Ruling)) == 0
     catalog = tmp_path / "derevi.toml"
     catalog.write_text(
         '[[cards]]\nname = "Derevi, Empyrial Tactician"\n'
@@ -292,3 +293,15 @@ def snapshot_rows(engine: Engine) -> list[tuple[object, ...]]:
             .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id)
         )
         return sorted(connection.execute(query).all())
+
+
+def test_an_unchanged_bulk_file_is_skipped_unless_forced(engine: Engine) -> None:
+    excerpt = realdata("mtgjson_OTJ_excerpt.json")
+    assert run_import(engine, [DATA, excerpt]).changed
+    again = run_import(engine, [DATA, excerpt])
+    assert again.counts["files skipped"] == 1
+    assert "files: 1 skipped (imported before: same checksum; --force)" in again.lines()
+    forced = run_import(engine, [excerpt], ImportOptions(force=True))
+    assert forced.counts["files skipped"] == 0
+    assert forced.counts["links unchanged"] == 54
+    assert not forced.changed

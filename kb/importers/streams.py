@@ -14,6 +14,7 @@ import codecs
 import contextlib
 import datetime as dt
 import gzip
+import hashlib
 import io
 import lzma
 import re
@@ -124,6 +125,21 @@ def open_input(source: Input | str | Path, digest: Any = None) -> Iterator[Binar
         if digest is not None:
             raw = cast(IO[bytes], _Digesting(raw, digest))
         yield stack.enter_context(_decompressed(raw))
+
+
+def stored_sha256(source: Input) -> str:
+    """SHA-256 of the input's bytes as stored (compressed files are not decompressed)."""
+    with contextlib.ExitStack() as stack:
+        raw: IO[bytes]
+        if source.member is None:
+            raw = stack.enter_context(source.path.open("rb"))
+        else:
+            archive = stack.enter_context(zipfile.ZipFile(source.path))
+            raw = stack.enter_context(archive.open(source.member))
+        digest = hashlib.sha256()
+        while block := raw.read(1 << 20):
+            digest.update(block)
+        return digest.hexdigest()
 
 
 def _decompressed(raw: IO[bytes]) -> contextlib.closing[BinaryIO]:
