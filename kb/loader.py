@@ -246,6 +246,13 @@ class Loader:
     def _matcher(self) -> MechanicMatcher:
         return MechanicMatcher((m.id, m.pattern) for m in self._mechanics.values())
 
+    def _term_matcher(self) -> MechanicMatcher:
+        """Patterns that tag cards by their Oracle text: terms such as outlaw. Keyword
+        mechanics tag cards from the cards' keywords instead."""
+        return MechanicMatcher(
+            (m.id, m.pattern) for m in self._mechanics.values() if not m.kind.startswith("keyword")
+        )
+
     # Cards
 
     def _load_cards(self, records: Sequence[CardRecord]) -> None:
@@ -258,9 +265,7 @@ class Loader:
         wanted_tags: dict[int, set[int]] = {}
         wanted_faces: dict[int, tuple[str, ...]] = {}
         english_names: dict[tuple[int, str], str] = {}
-        term_matcher = MechanicMatcher(
-            (m.id, m.pattern) for m in self._mechanics.values() if not m.kind.startswith("keyword")
-        )
+        term_matcher = self._term_matcher()
         placed: list[tuple[CardRecord, dict[str, Any]]] = []
         placed_rows: set[int] = set()
         new_rows: list[dict[str, Any]] = []
@@ -717,9 +722,7 @@ class Loader:
         return self.summary
 
     def _retag_cards(self) -> None:
-        term_matcher = MechanicMatcher(
-            (m.id, m.pattern) for m in self._mechanics.values() if not m.kind.startswith("keyword")
-        )
+        term_matcher = self._term_matcher()
         wanted: dict[int, set[int]] = {}
         for row in self.connection.execute(select(cards.c.id, cards.c.oracle_text)):
             found = term_matcher.matches(row.oracle_text or "")

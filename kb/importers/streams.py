@@ -109,37 +109,36 @@ class _Digesting(io.RawIOBase):
 
 
 @contextlib.contextmanager
+def _open_stored(source: Input) -> Iterator[IO[bytes]]:
+    """The input's bytes as stored: the file, or the zip member (still gzip, xz, ...)."""
+    if source.member is None:
+        with source.path.open("rb") as raw:
+            yield raw
+        return
+    with zipfile.ZipFile(source.path) as archive, archive.open(source.member) as raw:
+        yield raw
+
+
+@contextlib.contextmanager
 def open_input(source: Input | str | Path, digest: Any = None) -> Iterator[BinaryIO]:
     """The input's content as a binary stream, decompressed when gzip, xz or bzip2 (by content).
 
     With ``digest`` (a hashlib object), the stored bytes read are fed to it as they stream by.
     """
     source = source if isinstance(source, Input) else Input(Path(source))
-    with contextlib.ExitStack() as stack:
-        raw: IO[bytes]
-        if source.member is None:
-            raw = stack.enter_context(source.path.open("rb"))
-        else:
-            archive = stack.enter_context(zipfile.ZipFile(source.path))
-            raw = stack.enter_context(archive.open(source.member))
-        if digest is not None:
-            raw = cast(IO[bytes], _Digesting(raw, digest))
-        yield stack.enter_context(_decompressed(raw))
+    with _open_stored(source) as raw:
+        stream = raw if digest is None else cast(IO[bytes], _Digesting(raw, digest))
+        with _decompressed(stream) as decompressed:
+            yield decompressed
 
 
 def stored_sha256(source: Input) -> str:
     """SHA-256 of the input's bytes as stored (compressed files are not decompressed)."""
-    with contextlib.ExitStack() as stack:
-        raw: IO[bytes]
-        if source.member is None:
-            raw = stack.enter_context(source.path.open("rb"))
-        else:
-            archive = stack.enter_context(zipfile.ZipFile(source.path))
-            raw = stack.enter_context(archive.open(source.member))
-        digest = hashlib.sha256()
+    digest = hashlib.sha256()
+    with _open_stored(source) as raw:
         while block := raw.read(1 << 20):
             digest.update(block)
-        return digest.hexdigest()
+    return digest.hexdigest()
 
 
 def _decompressed(raw: IO[bytes]) -> contextlib.closing[BinaryIO]:
