@@ -10,12 +10,12 @@ from __future__ import annotations
 import gzip
 import sqlite3
 from collections.abc import Iterator
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import ijson  # type: ignore[import-untyped]
 
+from kb.loader import chunks
 from kb.locales import canonical_locale
 
 BATCH = 5000
@@ -97,7 +97,7 @@ def _items(path: Path, prefix: str) -> Iterator[dict[str, Any]]:
 
 def _scryfall(path: Path, rows: RawRows, connection: sqlite3.Connection) -> None:
     positions: dict[int, int] = {}
-    for batch in _batches(_items(path, "item")):
+    for batch in chunks(_items(path, "item"), BATCH):
         for item in batch:
             if item.get("object") == "ruling":
                 card_id = rows.card_ids[item["oracle_id"]]
@@ -112,7 +112,7 @@ def _scryfall(path: Path, rows: RawRows, connection: sqlite3.Connection) -> None
 
 
 def _mtgjson(path: Path, rows: RawRows, connection: sqlite3.Connection) -> None:
-    for batch in _batches(_items(path, "data.cards.item")):
+    for batch in chunks(_items(path, "data.cards.item"), BATCH):
         for item in batch:
             oracle_id = (item.get("identifiers") or {}).get("scryfallOracleId")
             card_id = rows.card(oracle_id or item["name"], item["name"], oracle_id, item)
@@ -121,11 +121,6 @@ def _mtgjson(path: Path, rows: RawRows, connection: sqlite3.Connection) -> None:
             for position, ruling in enumerate(item.get("rulings") or ()):
                 rows.ruling(card_id, ruling["text"], ruling["date"], position)
         rows.flush(connection)
-
-
-def _batches(items: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    while batch := list(islice(items, BATCH)):
-        yield batch
 
 
 def _files(paths: list[Path]) -> list[Path]:
