@@ -133,12 +133,20 @@ def kb_build(db: Path, out: Path, jobs: int, full: bool) -> tuple[float, dict[st
     )  # fmt: skip
 
 
+def every_card(db: Path) -> list[Any]:
+    """Every card of the store whole, as kb's card pages show it."""
+    from kb.db import make_engine
+    from kb.site.data import load_cards, load_index
+
+    with make_engine(f"sqlite:///{db}").connect() as connection:
+        index = load_index(connection)
+        return load_cards(connection, index.cards, index.mechanics)
+
+
 def hugo_site(db: Path, folder: Path) -> int:
     """A Hugo site of the store's card pages: one content file per card and locale, Hugo's
     multilingual mode with the 11 languages; the number of card pages."""
-    from kb.db import make_engine
     from kb.locales import LOCALES
-    from kb.site.data import load_site
 
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "layouts" / "_default").mkdir(parents=True)
@@ -157,13 +165,12 @@ def hugo_site(db: Path, folder: Path) -> int:
         'disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "404"]\n' + languages,
         "utf-8",
     )
-    with make_engine(f"sqlite:///{db}").connect() as connection:
-        site = load_site(connection)
+    every = every_card(db)
     pages = 0
     for locale in LOCALES:
         cards = folder / "content" / locale.folder / "cards"
         cards.mkdir(parents=True)
-        for card in site.cards:
+        for card in every:
             front = {
                 "title": card.name_in(locale.code) or card.name,
                 "english": card.name,
@@ -182,20 +189,17 @@ def jinja_loop(db: Path, out: Path) -> float:
     """A bare one-process Jinja2 loop over the same card pages with a minimal template."""
     from jinja2 import Environment
 
-    from kb.db import make_engine
     from kb.locales import LOCALES
-    from kb.site.data import load_site
 
     shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()
-    with make_engine(f"sqlite:///{db}").connect() as connection:
-        site = load_site(connection)
+    every = every_card(db)
     template = Environment(autoescape=True).from_string(JINJA_TEMPLATE)
     codes = [locale.folder for locale in LOCALES]
     for locale in LOCALES:
         folder = out / locale.folder / "cards"
         folder.mkdir(parents=True)
-        for card in site.cards:
+        for card in every:
             text = template.render(
                 code=locale.code,
                 codes=codes,

@@ -14,22 +14,35 @@ the store is read, each taking a share of the cards and writing its pages itself
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import multiprocessing
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import NamedTuple, TypeVar
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
+from kb.db import SQLITE_CACHE_KIB
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
 from kb.site import render
-from kb.site.data import CardView, RulingView, SiteData, load_site
+from kb.site.data import (
+    CardEntry,
+    CardView,
+    RulingView,
+    SiteIndex,
+    load_cards,
+    load_index,
+    localized_cards,
+)
 from kb.site.render import (
     CardPages,
     Page,
@@ -42,6 +55,7 @@ from kb.site.render import (
     sitemap,
     sitemap_index,
     sitemap_pages,
+    sitemap_path,
     stylesheet,
 )
 
@@ -53,6 +67,8 @@ A larger site's sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml, ..."""
 MANIFEST = ".kb-manifest"
 """The output folder's record of its pages (see Manifest)."""
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/"
+SQLITE_DEFAULT_CACHE_KIB = 2000
+"""SQLite's own default page cache size."""
 
 
 @dataclass(frozen=True)
@@ -109,18 +125,17 @@ def _code_version(base_url: str) -> str:
 
 @dataclass
 class Fingerprints:
-    """Fingerprints of what pages show, computed once per build."""
+    """Fingerprints of what pages show."""
 
     version: str
-    _rulings: dict[int, str] = field(default_factory=dict)
-    _names: dict[int, str] = field(default_factory=dict)
+    _rulings: dict[tuple[int, dt.date | None], str] = field(default_factory=dict)
 
     def of(self, *parts: object) -> str:
         return digest(repr((self.version, parts)))
 
     def ruling(self, ruling: RulingView) -> str:
-        # By identity: the cards that share a ruling (and date) share its view.
-        key = id(ruling)
+        # Cached: the cards of a share that show a ruling (on one date) show the same.
+        key = (ruling.id, ruling.published_on)
         found = self._rulings.get(key)
         if found is None:
             found = self._rulings[key] = digest(
@@ -136,19 +151,19 @@ class Fingerprints:
             )
         return found
 
-    def names(self, card: CardView) -> str:
+    def forget_rulings(self) -> None:
+        self._rulings.clear()
+
+    @staticmethod
+    def names(card: CardEntry) -> str:
         """What a link to the card shows in any locale (a digest: the index and mechanic pages
         fingerprint every card's names)."""
-        found = self._names.get(card.id)
-        if found is None:
-            found = self._names[card.id] = digest(
-                repr((card.slug, card.name, sorted(card.names.items())))
-            )
-        return found
+        return digest(repr((card.slug, card.name, sorted(card.names.items()))))
 
-    def card(self, card: CardView, mechanics: str) -> str:
+    def card(self, card: CardView, names: str, mechanics: str) -> str:
+        """``names``: the card's names digest."""
         return self.of(
-            self.names(card), card.mana_cost, card.type_line, card.faces,
+            names, card.mana_cost, card.type_line, card.faces,
             [self.ruling(ruling) for ruling in card.rulings], mechanics,
         )  # fmt: skip
 
@@ -181,14 +196,13 @@ class Manifest:
         return manifest
 
     def write(self, folder: Path) -> None:
-        lines = [
-            f"card\t{slug}\t{fp}\t{hashes}\n" for slug, (fp, hashes) in sorted(self.cards.items())
-        ]
-        lines += [
-            f"page\t{path}\t{fp}\t{hashes}\n" for path, (fp, hashes) in sorted(self.pages.items())
-        ]
         temporary = folder / f"{MANIFEST}.tmp"
-        temporary.write_text("".join(lines), "utf-8")
+        with temporary.open("w", encoding="utf-8") as file:
+            for kind, entries in (("card", self.cards), ("page", self.pages)):
+                file.writelines(
+                    f"{kind}\t{key}\t{fp}\t{hashes}\n"
+                    for key, (fp, hashes) in sorted(entries.items())
+                )
         os.replace(temporary, folder / MANIFEST)
 
     def card_hashes(self, slug: str) -> list[str]:
@@ -208,6 +222,9 @@ class Previous:
 
     def present(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
+        return name in self._listing(folder)
+
+    def _listing(self, folder: str) -> frozenset[str]:
         listing = self._listings.get(folder)
         if listing is None:
             try:
@@ -215,7 +232,23 @@ class Previous:
             except FileNotFoundError:
                 listing = frozenset()
             self._listings[folder] = listing
-        return name in listing
+        return listing
+
+    def missing_pages(self, card: CardEntry, hashes: str, locales: Sequence[int]) -> Sequence[int]:
+        """The locales (indexes in LOCALES) of the card's pages that the previous site lacks:
+        none recorded, or the file gone."""
+        name = f"{card.slug}.html"
+        if NO_PAGE not in hashes and all(
+            name in self._listing(f"{LOCALES[locale].folder}/cards") for locale in locales
+        ):
+            return ()  # the usual case, decided without splitting the hashes
+        recorded = self.manifest.card_hashes(card.slug)
+        return [
+            locale
+            for locale in locales
+            if recorded[locale] == NO_PAGE
+            or name not in self._listing(f"{LOCALES[locale].folder}/cards")
+        ]
 
 
 @dataclass(frozen=True)
@@ -223,13 +256,20 @@ class _Job:
     """What a build's workers need: inherited from the parent when a worker is forked, never
     pickled."""
 
-    site: SiteData
+    engine: Engine
+    """Workers read their shares of the cards themselves, on connections of their own."""
+    index: SiteIndex
     staging: Path
     manifest: Manifest
-    """The previous site's record (empty if none): hashes of the pages it holds."""
+    """The previous site's record (empty if none): fingerprints and hashes of its pages."""
     previous: Previous | None
     """None in a full build: every page is rendered and written."""
     card_pages: CardPages
+    fingerprints: Fingerprints
+    mechanics: str
+    """The fingerprint of the mechanics' names, which card pages show on ruling tags."""
+    locales: tuple[int, ...]
+    """Indexes in LOCALES of the locales built."""
 
     def stage(self, page: Page, old_hash: str) -> tuple[str, bool]:
         """Write a rendered page into the staging folder unless the previous site holds its
@@ -241,136 +281,207 @@ class _Job:
             return content, False
         target = self.staging / page.path
         try:
-            target.write_bytes(data)
+            _write(target, data)
         except FileNotFoundError:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            _write(target, data)
         return content, True
+
+
+def _write(path: Path, data: bytes) -> None:
+    # Three system calls: creating files is most of a full build's time on some disks.
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(descriptor, data)
+    finally:
+        os.close(descriptor)
 
 
 _job: _Job | None = None
 
-CardTask = list[tuple[int, tuple[int, ...]]]
-"""A share of the cards to render: (card index, indexes in LOCALES of the pages to render)."""
-CardDone = list[tuple[int, str, tuple[int, ...]]]
-"""Per card rendered: (card index, its page hashes, indexes in LOCALES of the pages written)."""
+
+@contextmanager
+def _reading(engine: Engine) -> Iterator[Connection]:
+    """A connection that reads pages' data. On SQLite with the default page cache, not kb's
+    larger one: a build reads each row about once, and a page cache that fills up counts in
+    the memory of every worker."""
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            connection.exec_driver_sql(f"PRAGMA cache_size=-{SQLITE_DEFAULT_CACHE_KIB}")
+        try:
+            yield connection
+        finally:
+            if sqlite:
+                connection.exec_driver_sql(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
 
 
-def _render_cards(task: CardTask) -> CardDone:
+class CardResult(NamedTuple):
+    """A card after its share was rendered."""
+
+    position: int
+    """In the site index's cards."""
+    fingerprint: str
+    names: str
+    """The digest of its names (Fingerprints.names)."""
+    hashes: str
+    """Its page hashes, in the order of LOCALES (NO_PAGE where it has none)."""
+    rendered: int
+    """Pages rendered: those whose input changed or whose file is missing."""
+    written: int
+    """The pages whose bytes changed, staged: bit i for the locale LOCALES[i] (a full build
+    keeps one per card)."""
+
+
+def _render_cards(share: list[int]) -> list[CardResult]:
+    """Read a share of the cards, fingerprint each, and render and stage the pages whose input
+    changed."""
     assert _job is not None, "no build running"
-    # Most rulings stand on one card: a cache kept across shares would only grow.
-    _job.card_pages.forget_rulings()
-    done: CardDone = []
-    for index, locales in task:
-        card = _job.site.cards[index]
-        hashes = _job.manifest.card_hashes(card.slug)
-        written = []
-        for locale in locales:
-            page = _job.card_pages.render(card, LOCALES[locale])
-            hashes[locale], changed = _job.stage(page, hashes[locale])
-            if changed:
-                written.append(locale)
-        done.append((index, "".join(hashes), tuple(written)))
-    return done
-
-
-def _card_tasks(
-    site: SiteData, options: BuildOptions, fingerprints: Fingerprints, previous: Previous | None
-) -> tuple[list[str], list[CardTask]]:
-    """Each card's fingerprint, and shares of the cards whose pages must be rendered."""
-    mechanics = fingerprints.of(
-        sorted((key, m.slug, sorted(m.names.items())) for key, m in site.mechanics.items())
-    )
-    built = [LOCALES.index(locale) for locale in options.locales]
-    card_fingerprints = []
-    todo: CardTask = []
-    for index, card in enumerate(site.cards):
-        fingerprint = fingerprints.card(card, mechanics)
-        card_fingerprints.append(fingerprint)
-        if previous is None:
-            todo.append((index, tuple(built)))
-            continue
-        recorded, hashes = previous.manifest.cards.get(card.slug, ("", ""))
-        stale = tuple(
-            locale
-            for locale in built
-            if recorded != fingerprint
-            or hashes[locale * HASH_LENGTH : (locale + 1) * HASH_LENGTH] in ("", NO_PAGE)
-            or not previous.present(Urls.card(LOCALES[locale], card))
+    job = _job
+    with _reading(job.engine) as connection:
+        cards = load_cards(
+            connection, [job.index.cards[position] for position in share], job.index.mechanics
         )
-        if stale:
-            todo.append((index, stale))
-    tasks = [todo[start : start + CARDS_PER_TASK] for start in range(0, len(todo), CARDS_PER_TASK)]
-    return card_fingerprints, tasks
+    # Most rulings stand on one card: a cache kept across shares would only grow.
+    job.fingerprints.forget_rulings()
+    results = []
+    for position, card in zip(share, cards, strict=True):
+        names = job.fingerprints.names(card)
+        fingerprint = job.fingerprints.card(card, names, job.mechanics)
+        recorded, recorded_hashes = job.manifest.cards.get(card.slug, ("", ""))
+        if job.previous is None or recorded != fingerprint:
+            stale: Sequence[int] = job.locales
+        else:
+            stale = job.previous.missing_pages(card, recorded_hashes, job.locales)
+        hashes = job.manifest.card_hashes(card.slug)
+        written = 0
+        for locale in stale:
+            page = job.card_pages.render(card, LOCALES[locale])
+            hashes[locale], changed = job.stage(page, hashes[locale])
+            written |= changed << locale
+        results.append(
+            CardResult(position, fingerprint, names, "".join(hashes), len(stale), written)
+        )
+    return results
+
+
+def _forget_connections() -> None:
+    """In a forked worker: never use the parent's connections (SQLAlchemy's advice)."""
+    assert _job is not None
+    _job.engine.dispose(close=False)
 
 
 @dataclass
 class Plan:
-    """The pages beside the card pages: path → fingerprint, and how to render each."""
+    """The pages beside the card pages: how to render each, and how to fingerprint it once
+    the cards' names are digested (the fingerprints need them; rendering does not)."""
 
-    fingerprints: dict[str, str] = field(default_factory=dict)
     renderers: list[tuple[str, Callable[[], Page]]] = field(default_factory=list)
+    _fingerprints: dict[str, Callable[[], str]] = field(default_factory=dict)
 
-    def add(self, path: str, fingerprint: str, renderer: Callable[[], Page]) -> None:
-        self.fingerprints[path] = fingerprint
+    def add(self, path: str, fingerprint: Callable[[], str], renderer: Callable[[], Page]) -> None:
+        self._fingerprints[path] = fingerprint
         self.renderers.append((path, renderer))
 
+    def fingerprints(self) -> dict[str, str]:
+        return {path: fingerprint() for path, fingerprint in self._fingerprints.items()}
 
-def _plan_other_pages(site: SiteData, options: BuildOptions, fingerprints: Fingerprints) -> Plan:
-    """The pages beside the card pages, each with the fingerprint of what it shows."""
+
+class LocalizedCards:
+    """The cards with their names in one locale, for the pages that list cards. Those pages
+    are rendered locale by locale, so only the last locale's whole list is kept."""
+
+    def __init__(self, engine: Engine, index: SiteIndex) -> None:
+        self.engine = engine
+        self.index = index
+        self._locale = ""
+        self._cards: dict[int, CardEntry] = {}
+
+    def every(self, locale: Locale) -> dict[int, CardEntry]:
+        """Every card, by id."""
+        if locale.code != self._locale:
+            self._cards = {}  # let the previous locale's go before reading the next
+            self._cards = self._read(self.index.cards, locale)
+            self._locale = locale.code
+        return self._cards
+
+    def some(self, locale: Locale, ids: Sequence[int]) -> dict[int, CardEntry]:
+        """These cards, by id: read alone unless the locale's whole list is at hand (an
+        incremental build renders a mechanic's page without the A–Z index)."""
+        if locale.code == self._locale:
+            return self._cards
+        wanted = set(ids)
+        return self._read([card for card in self.index.cards if card.id in wanted], locale)
+
+    def _read(self, cards: Sequence[CardEntry], locale: Locale) -> dict[int, CardEntry]:
+        with _reading(self.engine) as connection:
+            return localized_cards(connection, cards, locale.code)
+
+
+def _plan_other_pages(
+    engine: Engine,
+    index: SiteIndex,
+    options: BuildOptions,
+    fingerprints: Fingerprints,
+    names: list[str],
+) -> Plan:
+    """The pages beside the card pages. ``names`` will hold each card's names digest by the
+    time the fingerprints are taken."""
     plan = Plan()
-    all_names = digest("\n".join(fingerprints.names(card) for card in site.cards))
-    cards_by_id = {card.id: card for card in site.cards}
+    localized = LocalizedCards(engine, index)
+    position = cache(lambda: {card.id: number for number, card in enumerate(index.cards)})
+    all_names = cache(lambda: digest("\n".join(names)))
     mechanic_list = fingerprints.of(
-        sorted((m.key, m.slug, sorted(m.names.items())) for m in site.mechanics.values())
+        sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )
+    counts = fingerprints.of(len(index.cards), index.ruling_count, mechanic_list)
     for locale in options.locales:
         plan.add(
             Urls.home(locale),
-            fingerprints.of(len(site.cards), site.ruling_count, mechanic_list),
-            lambda locale=locale: home_page(site, locale),  # type: ignore[misc]
+            lambda: counts,
+            lambda locale=locale: home_page(index, locale),  # type: ignore[misc]
         )
         plan.add(
             Urls.cards(locale),
-            fingerprints.of(all_names),
-            lambda locale=locale: cards_page(site, locale),  # type: ignore[misc]
+            lambda: fingerprints.of(all_names()),
+            lambda locale=locale: cards_page(localized.every(locale).values(), locale),  # type: ignore[misc]
         )
-        for mechanic in site.mechanics.values():
+        for mechanic in index.mechanics.values():
             plan.add(
                 Urls.mechanic(locale, mechanic),
-                fingerprints.of(
+                lambda mechanic=mechanic: fingerprints.of(  # type: ignore[misc]
                     mechanic_list,
                     mechanic.key,
                     mechanic.rule,
                     [fingerprints.ruling(ruling) for ruling in mechanic.general_rulings],
-                    [fingerprints.names(cards_by_id[card_id]) for card_id in mechanic.card_ids],
+                    [names[position()[card_id]] for card_id in mechanic.card_ids],
                 ),
                 lambda locale=locale, mechanic=mechanic: mechanic_page(  # type: ignore[misc]
-                    site, locale, mechanic, cards_by_id
+                    index, locale, mechanic, localized.some(locale, mechanic.card_ids)
                 ),
             )
     fixed = fingerprints.of()
     for page in root_pages():
-        plan.add(page.path, fixed, lambda page=page: page)  # type: ignore[misc]
+        plan.add(page.path, lambda: fixed, lambda page=page: page)  # type: ignore[misc]
     style = stylesheet()
-    plan.add(style.path, fixed, lambda: style)
+    plan.add(style.path, lambda: fixed, lambda: style)
     robots_page = robots(options.base_url)
-    plan.add(robots_page.path, fixed, lambda: robots_page)
-    pages = sitemap_pages(site)
+    plan.add(robots_page.path, lambda: fixed, lambda: robots_page)
+    pages = sitemap_pages(index)
     parts = [
         pages[start : start + SITEMAP_GROUPS] for start in range(0, len(pages), SITEMAP_GROUPS)
     ]
     if len(parts) == 1:
         paths = [render.SITEMAP]
     else:
-        index = sitemap_index(options.base_url, len(parts))
-        plan.add(index.path, fingerprints.of(len(parts)), lambda: index)
+        sitemaps = sitemap_index(options.base_url, len(parts))
+        plan.add(sitemaps.path, lambda: fingerprints.of(len(parts)), lambda: sitemaps)
         paths = [render.sitemap_part_path(number) for number in range(1, len(parts) + 1)]
     english = BY_CODE["en"]
     for path, part in zip(paths, parts, strict=True):
         plan.add(
             path,
-            fingerprints.of([path_of(english) for path_of in part]),
+            lambda part=part: fingerprints.of([sitemap_path(page, english) for page in part]),  # type: ignore[misc]
             lambda path=path, part=part: sitemap(options.base_url, path, part),  # type: ignore[misc]
         )
     return plan
@@ -382,6 +493,10 @@ def _in_locales(path: str, locales: Sequence[Locale]) -> bool:
     return "/" not in path or folder in {locale.folder for locale in locales}
 
 
+OtherDone = list[tuple[str, str, bool]]
+"""Per other page rendered: (path, hash, written)."""
+
+
 def build(
     engine: Engine,
     out: Path,
@@ -389,32 +504,49 @@ def build(
     progress: Callable[[int], None] = lambda _pages: None,
     loaded: Callable[[int], None] = lambda _pages: None,
 ) -> BuildResult:
-    """Render the site into ``out``. ``loaded`` hears how many card pages will be rendered
-    once the store is read; ``progress`` hears of each share rendered."""
+    """Render the site into ``out``. ``loaded`` hears how many card pages will be looked at
+    once the store's index is read; ``progress`` hears of each share done."""
     global _job
-    with engine.connect() as connection:
-        site = load_site(connection)
+    with _reading(engine) as connection:
+        index = load_index(connection)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     manifest = (Manifest.read(out) if out.is_dir() else None) or Manifest()
     full = options.full or not (out / MANIFEST).is_file()
     previous = None if full else Previous(out, manifest)
     fingerprints = Fingerprints(_code_version(options.base_url))
-    card_fingerprints, tasks = _card_tasks(site, options, fingerprints, previous)
-    plan = _plan_other_pages(site, options, fingerprints)
-    loaded(sum(len(locales) for task in tasks for _index, locales in task))
+    mechanics = fingerprints.of(
+        sorted((key, m.slug, sorted(m.names.items())) for key, m in index.mechanics.items())
+    )
+    built = tuple(LOCALES.index(locale) for locale in options.locales)
+    count = len(index.cards)
+    # Shares of cards adjacent by id: each is read with a range of ids.
+    by_id = sorted(range(count), key=lambda position: index.cards[position].id)
+    shares = [by_id[start : start + CARDS_PER_TASK] for start in range(0, count, CARDS_PER_TASK)]
+    names = [""] * count
+    plan = _plan_other_pages(engine, index, options, fingerprints, names)
+    loaded(count * len(built))
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        _job = _Job(site, staging, manifest, previous, CardPages(site.mechanics))
-        cards_done, others_done = _render(tasks, plan, options.jobs, progress)
-        new = _new_manifest(
-            site, options, card_fingerprints, plan, manifest, cards_done, others_done
+        for locale in options.locales:
+            (staging / locale.folder / "cards").mkdir(parents=True)
+        _job = _Job(
+            engine, index, staging, manifest, previous, CardPages(index.mechanics),
+            fingerprints, mechanics, built,
+        )  # fmt: skip
+        # A full build renders every other page while the workers render the cards; an
+        # incremental one must first know the cards' names digests to find the stale ones.
+        cards_done, others_done = _render(
+            shares, options.jobs, progress, lambda: _stage_others(plan, None) if full else []
         )
-        written = [
-            Urls.card(LOCALES[locale], site.cards[index])
-            for index, _hashes, locales in cards_done
-            for locale in locales
-        ] + [path for path, _hash, changed in others_done if changed]
+        for result in cards_done:
+            names[result.position] = result.names
+        other_fingerprints = plan.fingerprints()
+        if not full:
+            others_done = _stage_others(plan, other_fingerprints)
+        new = _new_manifest(index, options, cards_done, other_fingerprints, manifest, others_done)
+        written = sum(result.written.bit_count() for result in cards_done)
+        written += sum(changed for _path, _hash, changed in others_done)
         gone = _gone(manifest, new, options.locales)
         if full:
             if out.is_dir():
@@ -424,7 +556,7 @@ def build(
             new.write(staging)
             _swap_in(staging, out)
         else:
-            for path in written:
+            for path in _written(index, cards_done, others_done):
                 target = out / path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(staging / path, target)
@@ -435,64 +567,87 @@ def build(
     finally:
         _job = None
         shutil.rmtree(staging, ignore_errors=True)
-    pages = len(site.cards) * len(options.locales) + len(plan.fingerprints)
-    rendered = sum(len(locales) for task in tasks for _index, locales in task) + len(others_done)
-    return BuildResult(out, pages, len(written), len(gone), rendered)
+    pages = count * len(options.locales) + len(plan.renderers)
+    rendered = sum(result.rendered for result in cards_done) + len(others_done)
+    return BuildResult(out, pages, written, len(gone), rendered)
+
+
+def _written(index: SiteIndex, cards_done: list[CardResult], others_done: OtherDone) -> list[str]:
+    """The pages staged: new or changed."""
+    cards = [
+        Urls.card(LOCALES[locale], index.cards[result.position])
+        for result in cards_done
+        for locale in range(len(LOCALES))
+        if result.written >> locale & 1
+    ]
+    return cards + [path for path, _hash, changed in others_done if changed]
+
+
+def _stage_others(plan: Plan, fingerprints: dict[str, str] | None) -> OtherDone:
+    """Render and stage the other pages: all of them (``fingerprints`` None), or those whose
+    fingerprint differs from the manifest's or whose file is missing."""
+    assert _job is not None
+    job = _job
+    done = []
+    for path, renderer in plan.renderers:
+        recorded, old_hash = job.manifest.pages.get(path, ("", ""))
+        if (
+            fingerprints is not None
+            and job.previous is not None
+            and recorded == fingerprints[path]
+            and job.previous.present(path)
+        ):
+            continue
+        done.append((path, *job.stage(renderer(), old_hash)))
+    return done
+
+
+Meanwhile = TypeVar("Meanwhile")
 
 
 def _render(
-    tasks: list[CardTask], plan: Plan, jobs: int, progress: Callable[[int], None]
-) -> tuple[CardDone, list[tuple[str, str, bool]]]:
-    """Render the card pages of ``tasks`` (in worker processes when there are several) and the
-    other pages whose input changed, staging the changed ones: per card, its hashes and the
-    pages written; per other page, (path, hash, written)."""
+    shares: list[list[int]],
+    jobs: int,
+    progress: Callable[[int], None],
+    meanwhile: Callable[[], Meanwhile],
+) -> tuple[list[CardResult], Meanwhile]:
+    """Render the cards' shares (in worker processes when there are several) while the parent
+    does ``meanwhile``."""
     assert _job is not None
-    job = _job
-    manifest, previous = job.manifest, job.previous
-
-    def others() -> list[tuple[str, str, bool]]:
-        done = []
-        for path, renderer in plan.renderers:
-            recorded, old_hash = manifest.pages.get(path, ("", ""))
-            current = previous is not None and recorded == plan.fingerprints[path]
-            if not (current and previous is not None and previous.present(path)):
-                done.append((path, *job.stage(renderer(), old_hash)))
-        return done
-
-    cards_done: CardDone = []
-    if jobs <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            cards_done += _render_cards(task)
-            progress(sum(len(locales) for _index, locales in task))
-        return cards_done, others()
-    # Forked workers inherit _job; the parent renders the other pages meanwhile.
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures: list[Future[CardDone]] = [pool.submit(_render_cards, task) for task in tasks]
-        others_done = others()
-        for task, future in zip(tasks, futures, strict=True):
+    pages_per_card = len(_job.locales)
+    cards_done: list[CardResult] = []
+    if jobs <= 1 or len(shares) <= 1:
+        for share in shares:
+            cards_done += _render_cards(share)
+            progress(len(share) * pages_per_card)
+        return cards_done, meanwhile()
+    # Forked workers inherit _job.
+    with ProcessPoolExecutor(
+        jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections
+    ) as pool:
+        futures: list[Future[list[CardResult]]] = [
+            pool.submit(_render_cards, share) for share in shares
+        ]
+        result = meanwhile()
+        for share, future in zip(shares, futures, strict=True):
             cards_done += future.result()
-            progress(sum(len(locales) for _index, locales in task))
-    return cards_done, others_done
+            progress(len(share) * pages_per_card)
+    return cards_done, result
 
 
 def _new_manifest(
-    site: SiteData,
+    index: SiteIndex,
     options: BuildOptions,
-    card_fingerprints: list[str],
-    plan: Plan,
+    cards_done: list[CardResult],
+    other_fingerprints: dict[str, str],
     old: Manifest,
-    cards_done: CardDone,
-    others_done: list[tuple[str, str, bool]],
+    others_done: OtherDone,
 ) -> Manifest:
     """The record of the new site: what was rendered, what stayed, and the pages of the locales
     this build left out."""
     new = Manifest()
-    rendered = {index: hashes for index, hashes, _written in cards_done}
-    for index, card in enumerate(site.cards):
-        hashes = rendered.get(index)
-        if hashes is None:
-            hashes = "".join(old.card_hashes(card.slug))
-        new.cards[card.slug] = (card_fingerprints[index], hashes)
+    for result in cards_done:
+        new.cards[index.cards[result.position].slug] = (result.fingerprint, result.hashes)
     built = {LOCALES.index(locale) for locale in options.locales}
     for slug, (fingerprint, _hashes) in old.cards.items():
         if slug in new.cards:
@@ -504,7 +659,7 @@ def _new_manifest(
         path: entry for path, entry in old.pages.items() if not _in_locales(path, options.locales)
     }
     hashes_of_others = {path: content for path, content, _written in others_done}
-    for path, fingerprint in plan.fingerprints.items():
+    for path, fingerprint in other_fingerprints.items():
         new.pages[path] = (fingerprint, hashes_of_others.get(path) or old.pages[path][1])
     return new
 
@@ -513,7 +668,9 @@ def _gone(old: Manifest, new: Manifest, locales: Sequence[Locale]) -> list[str]:
     """Pages of the previous site that the new one no longer has."""
     gone = [path for path in old.pages if path not in new.pages]
     built = [LOCALES.index(locale) for locale in locales]
-    for slug in old.cards:
+    for slug, (_fingerprint, hashes) in old.cards.items():
+        if NO_PAGE not in hashes and new.cards.get(slug, ("", ""))[1] == hashes:
+            continue
         before = old.card_hashes(slug)
         after = new.card_hashes(slug)
         gone += [

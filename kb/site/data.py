@@ -1,16 +1,19 @@
-"""What the site shows, read from the store in one pass of a few queries.
+"""What the site shows, read from the store.
 
-The views are plain dataclasses with slots (a full site holds some 100,000 of them); build
-workers inherit them, never a connection.
+The build never holds the whole store: ``load_index`` reads what every page that lists cards
+needs (each card's English name and file name, the mechanics, counts), ``localized_cards`` one
+locale's card names when its lists are rendered, and ``load_cards`` a share of the cards whole,
+for their pages. The views are plain dataclasses with slots; build workers inherit the index
+and read their own shares.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.engine import Connection
 
 from kb import db
@@ -18,6 +21,8 @@ from kb.site.paths import unique_slugs
 
 RESERVED_SLUGS = frozenset({"index"})
 """File names the site uses itself in the cards/ and mechanics/ folders."""
+LOCALIZED_BY_ID = 1000
+"""Up to this many cards, their localized names are read by id, beyond it all of a locale's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +50,20 @@ class Named:
 
 
 @dataclass(slots=True)
-class CardView(Named):
+class CardEntry(Named):
+    """A card as the pages that link to it know it: names (those of the locales loaded) and
+    its page's file name."""
+
     id: int
     slug: str
-    mana_cost: str | None
-    type_line: str | None
+
+
+@dataclass(slots=True)
+class CardView(CardEntry):
+    """A card whole, as its own page shows it."""
+
+    mana_cost: str | None = None
+    type_line: str | None = None
     faces: tuple[str, ...] = ()
     """English face names of a split, double-faced, flip, adventure or meld card, in order."""
     rulings: list[RulingView] = field(default_factory=list)
@@ -68,76 +82,165 @@ class MechanicView(Named):
 
 
 @dataclass
-class SiteData:
-    cards: list[CardView]
-    """Sorted by English name."""
+class SiteIndex:
+    cards: list[CardEntry]
+    """Every card, sorted by English name, without localized names."""
     mechanics: dict[str, MechanicView]
     """By the store's slug, sorted."""
     ruling_count: int
 
 
-def load_site(connection: Connection) -> SiteData:
-    """Every card with its names and rulings, every mechanic with its cards and general rulings."""
-    card_rows = connection.execute(
-        select(db.Card.id, db.Card.name, db.Card.mana_cost, db.Card.type_line).order_by(
-            db.Card.name
-        )
-    ).all()
+def load_index(connection: Connection) -> SiteIndex:
+    """Every card's English name and file name; every mechanic with its cards and general
+    rulings."""
+    card_rows = connection.execute(select(db.Card.id, db.Card.name).order_by(db.Card.name)).all()
     card_slugs = unique_slugs((row.name for row in card_rows), reserved=RESERVED_SLUGS)
-    cards = {
-        row.id: CardView(
-            name=row.name,
-            names={},
-            id=row.id,
-            slug=card_slugs[row.name],
-            mana_cost=row.mana_cost,
-            type_line=row.type_line,
-        )
+    cards = [
+        CardEntry(name=row.name, names={}, id=row.id, slug=card_slugs[row.name])
         for row in card_rows
-    }
-    for card_id, locale, name in connection.execute(
-        select(db.CardName.card_id, db.CardName.locale, db.CardName.name).order_by(
-            db.CardName.card_id, db.CardName.locale
-        )
-    ):
-        cards[card_id].names[locale] = name
-    faces: dict[int, list[str]] = {}
-    for card_id, name in connection.execute(
-        select(db.CardFace.card_id, db.CardFace.name).order_by(
-            db.CardFace.card_id, db.CardFace.position
-        )
-    ):
-        faces.setdefault(card_id, []).append(name)
-    for card_id, names in faces.items():
-        cards[card_id].faces = tuple(names)
-
+    ]
     mechanics = _load_mechanics(connection)
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
-    tags: dict[int, list[str]] = {}
-    for ruling_id, mechanic_id in connection.execute(
-        select(db.RulingMechanic.ruling_id, db.RulingMechanic.mechanic_id)
-    ):
-        tags.setdefault(ruling_id, []).append(by_id[mechanic_id].key)
     for card_id, mechanic_id in connection.execute(
         select(db.CardMechanic.card_id, db.CardMechanic.mechanic_id).order_by(
             db.CardMechanic.card_id
         )
     ):
         by_id[mechanic_id].card_ids.append(card_id)
+    for ruling in _general_rulings(connection, by_id):
+        for key in ruling.mechanics:
+            mechanics[key].general_rulings.append(ruling)
+    ruling_count = connection.execute(select(func.count()).select_from(db.Ruling)).scalar_one()
+    return SiteIndex(cards, mechanics, ruling_count)
 
+
+def _general_rulings(
+    connection: Connection, mechanics_by_id: dict[int, MechanicView]
+) -> list[RulingView]:
+    """The rulings a mechanic's page shows once: tagged with it and standing on two or more
+    cards, oldest first, each with its first date."""
+    shared = (
+        select(
+            db.CardRuling.ruling_id,
+            func.min(db.CardRuling.published_on).label("first_published"),
+        )
+        .where(db.CardRuling.ruling_id.in_(select(db.RulingMechanic.ruling_id)))
+        .group_by(db.CardRuling.ruling_id)
+        .having(func.count() >= 2)
+        .subquery()
+    )
+    rows = connection.execute(
+        select(shared.c.ruling_id, shared.c.first_published, db.Ruling.text).join(
+            db.Ruling, db.Ruling.id == shared.c.ruling_id
+        )
+    ).all()
+    ids = select(shared.c.ruling_id)
+    tags = _tags(connection, ids, mechanics_by_id)
+    translations = _translations(connection, ids)
+    rulings = [
+        RulingView(
+            row.ruling_id,
+            row.text,
+            row.first_published,
+            tags.get(row.ruling_id, ()),
+            translations.get(row.ruling_id, {}),
+        )
+        for row in rows
+    ]
+    return sorted(rulings, key=lambda ruling: (ruling.published_on or dt.date.max, ruling.text))
+
+
+RulingIds = Select[int]
+"""A query of ruling ids (a subquery keeps the number of bound parameters small)."""
+
+
+def _tags(
+    connection: Connection, ruling_ids: RulingIds, mechanics_by_id: dict[int, MechanicView]
+) -> dict[int, tuple[str, ...]]:
+    """The mechanics each ruling is tagged with, as sorted slugs."""
+    tags: dict[int, list[str]] = {}
+    for ruling_id, mechanic_id in connection.execute(
+        select(db.RulingMechanic.ruling_id, db.RulingMechanic.mechanic_id).where(
+            db.RulingMechanic.ruling_id.in_(ruling_ids)
+        )
+    ):
+        tags.setdefault(ruling_id, []).append(mechanics_by_id[mechanic_id].key)
+    return {ruling_id: tuple(sorted(keys)) for ruling_id, keys in tags.items()}
+
+
+def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, dict[str, str]]:
+    """Reviewed community translations of the rulings, by locale."""
     translations: dict[int, dict[str, str]] = {}
     for ruling_id, locale, text in connection.execute(
         select(
             db.RulingTranslation.ruling_id, db.RulingTranslation.locale, db.RulingTranslation.text
         )
-        .where(db.RulingTranslation.status == "reviewed")
+        .where(
+            db.RulingTranslation.status == "reviewed",
+            db.RulingTranslation.ruling_id.in_(ruling_ids),
+        )
         .order_by(db.RulingTranslation.ruling_id, db.RulingTranslation.locale)
     ):
         translations.setdefault(ruling_id, {})[locale] = text
+    return translations
 
-    rulings: dict[int, RulingView] = {}
-    # One view per ruling and date: cards that share a ruling share its view (memory at scale).
-    views: dict[tuple[int, dt.date | None], RulingView] = {}
+
+def localized_cards(
+    connection: Connection, entries: Sequence[CardEntry], locale: str
+) -> dict[int, CardEntry]:
+    """These cards with their names in ``locale`` (where they have one), by id."""
+    query = select(db.CardName.card_id, db.CardName.name).where(db.CardName.locale == locale)
+    if len(entries) <= LOCALIZED_BY_ID:
+        query = query.where(db.CardName.card_id.in_([entry.id for entry in entries]))
+    names = {card_id: name for card_id, name in connection.execute(query).all()}
+    return {
+        card.id: CardEntry(
+            card.name, {locale: names[card.id]} if card.id in names else {}, card.id, card.slug
+        )
+        for card in entries
+    }
+
+
+def load_cards(
+    connection: Connection, entries: Sequence[CardEntry], mechanics: dict[str, MechanicView]
+) -> list[CardView]:
+    """These cards whole: names in every locale, faces, rulings in publication order.
+
+    Read by id range, the cheapest query there is: quickest when the entries are all the
+    store's cards in the range of their ids (a build's shares are)."""
+    cards = {
+        entry.id: CardView(name=entry.name, names={}, id=entry.id, slug=entry.slug)
+        for entry in entries
+    }
+    if not cards:
+        return []
+    first, last = min(cards), max(cards)
+    for card_id, mana_cost, type_line in connection.execute(
+        select(db.Card.id, db.Card.mana_cost, db.Card.type_line).where(
+            db.Card.id.between(first, last)
+        )
+    ).all():
+        if card_id in cards:
+            cards[card_id].mana_cost = mana_cost
+            cards[card_id].type_line = type_line
+    for card_id, locale, name in connection.execute(
+        select(db.CardName.card_id, db.CardName.locale, db.CardName.name)
+        .where(db.CardName.card_id.between(first, last))
+        .order_by(db.CardName.card_id, db.CardName.locale)
+    ).all():
+        if card_id in cards:
+            cards[card_id].names[locale] = name
+    faces: dict[int, list[str]] = {}
+    for card_id, name in connection.execute(
+        select(db.CardFace.card_id, db.CardFace.name)
+        .where(db.CardFace.card_id.between(first, last))
+        .order_by(db.CardFace.card_id, db.CardFace.position)
+    ).all():
+        faces.setdefault(card_id, []).append(name)
+    for card_id, names in faces.items():
+        if card_id in cards:
+            cards[card_id].faces = tuple(names)
+
     links = connection.execute(
         select(
             db.CardRuling.card_id,
@@ -146,6 +249,7 @@ def load_site(connection: Connection) -> SiteData:
             db.Ruling.text,
         )
         .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id)
+        .where(db.CardRuling.card_id.between(first, last))
         .order_by(
             db.CardRuling.card_id,
             db.CardRuling.published_on.is_(None),
@@ -153,40 +257,28 @@ def load_site(connection: Connection) -> SiteData:
             db.CardRuling.position,
             db.CardRuling.ruling_id,
         )
-    )
-    first_published: dict[int, dt.date | None] = {}
-    cards_per_ruling: Counter[int] = Counter()
+    ).all()
+    ruling_ids = select(db.CardRuling.ruling_id).where(db.CardRuling.card_id.between(first, last))
+    by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
+    tags = _tags(connection, ruling_ids, by_id)
+    translations = _translations(connection, ruling_ids)
+    # One view per ruling and date: the cards read together that show a ruling share its view.
+    views: dict[tuple[int, dt.date | None], RulingView] = {}
     for card_id, ruling_id, published_on, text in links:
+        card = cards.get(card_id)
+        if card is None:
+            continue
         ruling = views.get((ruling_id, published_on))
         if ruling is None:
             ruling = views[ruling_id, published_on] = RulingView(
                 ruling_id,
                 text,
                 published_on,
-                tuple(sorted(tags.get(ruling_id, ()))),
+                tags.get(ruling_id, ()),
                 translations.get(ruling_id, {}),
             )
-        cards[card_id].rulings.append(ruling)
-        rulings.setdefault(ruling_id, ruling)
-        cards_per_ruling[ruling_id] += 1
-        earliest = first_published.get(ruling_id)
-        if published_on is not None and (earliest is None or published_on < earliest):
-            first_published[ruling_id] = published_on
-
-    # A mechanic's general rulings: tagged with it and standing on two or more cards, shown once,
-    # oldest first.
-    for ruling_id in sorted(
-        (ruling_id for ruling_id, count in cards_per_ruling.items() if count >= 2),
-        key=lambda ruling_id: (
-            first_published.get(ruling_id) or dt.date.max,
-            rulings[ruling_id].text,
-        ),
-    ):
-        for key in rulings[ruling_id].mechanics:
-            mechanics[key].general_rulings.append(rulings[ruling_id])
-
-    ruling_count = connection.execute(select(func.count()).select_from(db.Ruling)).scalar_one()
-    return SiteData(list(cards.values()), mechanics, ruling_count)
+        card.rulings.append(ruling)
+    return [cards[entry.id] for entry in entries]
 
 
 def _load_mechanics(connection: Connection) -> dict[str, MechanicView]:

@@ -9,7 +9,7 @@ import struct
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from typing import Any, TypeVar
 from xml.sax.saxutils import escape as xml_escape
 
@@ -21,7 +21,7 @@ from pyuca import Collator
 
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
-from kb.site.data import CardView, MechanicView, RulingView, SiteData
+from kb.site.data import CardEntry, CardView, MechanicView, RulingView, SiteIndex
 from kb.site.i18n import translations
 from kb.site.paths import relative_href
 
@@ -37,7 +37,7 @@ _HANGUL_INITIALS = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
 """The 19 leading consonants (U+1100 to U+1112) as the letters Korean indexes show."""
 
 
-N = TypeVar("N", CardView, MechanicView)
+N = TypeVar("N", CardEntry, MechanicView)
 
 
 class Urls:
@@ -52,7 +52,7 @@ class Urls:
         return f"{locale.folder}/cards/index.html"
 
     @staticmethod
-    def card(locale: Locale, card: CardView) -> str:
+    def card(locale: Locale, card: CardEntry) -> str:
         return f"{locale.folder}/cards/{card.slug}.html"
 
     @staticmethod
@@ -168,7 +168,7 @@ def native_name(locale: Locale) -> str:
     return str(BabelLocale.parse(locale.babel).display_name)
 
 
-def local_name(named: CardView | MechanicView, locale: Locale) -> str:
+def local_name(named: CardEntry | MechanicView, locale: Locale) -> str:
     return named.name_in(locale.code) or named.name
 
 
@@ -241,20 +241,35 @@ def _format_string(rendered: str) -> str:
     return "".join(f"{{{part}}}" if index % 2 else part for index, part in enumerate(parts))
 
 
+@dataclass(frozen=True)
+class _CardShape:
+    """A stand-in for every card of one shape in a card body rendered once: slots where each
+    card's own values go."""
+
+    name: Markup
+    local: Markup | None
+    faces: tuple[Markup, ...]
+
+    def name_in(self, _locale: str) -> Markup | None:
+        return self.local
+
+
 class CardPages:
-    """Card pages at scale: most of a card page is the same on every card of a locale, and most
-    rulings stand on many cards.
+    """Card pages at scale: rendered from templates once per shape, filled per card.
 
     The frame (head, alternates, header, language switcher, footer) differs between the cards
-    of a locale only by slug, title and body, so it is rendered once per locale with
-    placeholders and filled per card; a ruling is rendered once per locale (until
-    ``forget_rulings``) and its date filled in. Only the body is rendered per page. One instance
-    per build: its caches hold the build's rulings."""
+    of a locale only by slug, title and body, so it is rendered once per locale with slots. A
+    body differs between cards of one shape (whether the name is localized and differs from
+    the English one, whether there is a mana cost, how many faces and rulings) only by their
+    values, and a ruling item between rulings of one shape (dated or not, the same tags,
+    translated or not) only by text and date: each is rendered once per locale and shape, and
+    filled in with the values escaped as the templates escape them."""
 
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
         self.mechanics = mechanics
         self._frames: dict[str, str] = {}
-        self._rulings: dict[tuple[str, int, bool], str] = {}
+        self._bodies: dict[tuple[str, int, bool, int, int], str] = {}
+        self._items: dict[tuple[str, bool, tuple[str, ...], bool], str] = {}
 
     def _frame(self, locale: Locale) -> str:
         """The page as a format string with slots slug, title and body."""
@@ -273,37 +288,78 @@ class CardPages:
             frame = self._frames[locale.code] = _format_string(page.text)
         return frame
 
-    def forget_rulings(self) -> None:
-        self._rulings.clear()
-
-    def _ruling(self, locale: Locale, ruling: RulingView, show: Any) -> Markup:
-        """A ruling as the card page shows it: rendered once per locale, its date filled in."""
-        dated = ruling.published_on is not None
-        key = (locale.code, ruling.id, dated)
-        item = self._rulings.get(key)
-        if item is None:
-            published = (_slot("iso"), _slot("day")) if dated else None
-            item = self._rulings[key] = _format_string(
-                show.ruling_item(ruling, self.mechanics, published)
+    def _body(self, locale: Locale, naming: int, cost: bool, faces: int, rulings: int) -> str:
+        """A body as a format string with slots title, english, cost, face0..., ruling0...;
+        ``naming``: NO_LOCAL_NAME, SAME_NAME or OWN_NAME."""
+        key = (locale.code, naming, cost, faces, rulings)
+        body = self._bodies.get(key)
+        if body is None:
+            local = None if naming == NO_LOCAL_NAME else _slot("title")
+            shape = _CardShape(
+                _slot("title") if naming == SAME_NAME else _slot("english"),
+                local,
+                tuple(_slot(f"face{number}") for number in range(faces)),
             )
-        if not dated:
-            return Markup(item.format())
+            body = self._bodies[key] = _format_string(
+                _template(locale, "_card.html").render(
+                    root=CARD_ROOT,
+                    show=_rulings_module(locale),
+                    card=shape,
+                    cost=_slot("cost") if cost else None,
+                    ruling_count=_ruling_count(locale, rulings),
+                    rulings=[_slot(f"ruling{number}") for number in range(rulings)],
+                )
+            )
+        return body
+
+    def _ruling(self, locale: Locale, ruling: RulingView) -> str:
+        """A ruling as the card page shows it."""
+        dated = ruling.published_on is not None
+        translation = ruling.translations.get(locale.code)
+        key = (locale.code, dated, ruling.mechanics, translation is not None)
+        item = self._items.get(key)
+        if item is None:
+            shape = RulingView(
+                0,
+                _slot("text"),
+                None,
+                ruling.mechanics,
+                {} if translation is None else {locale.code: _slot("translation")},
+            )
+            published = (_slot("iso"), _slot("day")) if dated else None
+            item = self._items[key] = _format_string(
+                _rulings_module(locale).ruling_item(shape, self.mechanics, published)
+            )
         iso, day = _published(ruling.published_on, locale) or ("", "")
-        return Markup(item.format(iso=iso, day=day))
+        return item.format(
+            text=escape(ruling.text),
+            iso=escape(iso),
+            day=escape(day),
+            translation=escape(translation or ""),
+        )
 
     def render(self, card: CardView, locale: Locale) -> Page:
-        path = Urls.card(locale, card)
-        body_template = _template(locale, "_card.html")
-        show = _rulings_module(locale)
-        body = body_template.render(
-            root=CARD_ROOT,
-            show=show,
-            card=card,
-            ruling_count=_ruling_count(locale, len(card.rulings)),
-            rulings=[self._ruling(locale, ruling, show) for ruling in card.rulings],
+        local = card.name_in(locale.code)
+        naming = NO_LOCAL_NAME if not local else SAME_NAME if local == card.name else OWN_NAME
+        body = self._body(
+            locale, naming, bool(card.mana_cost), len(card.faces), len(card.rulings)
+        ).format(
+            title=escape(local or ""),
+            english=escape(card.name),
+            cost=_cached_mana_symbols(card.mana_cost) if card.mana_cost else "",
+            **{f"face{number}": escape(face) for number, face in enumerate(card.faces)},
+            **{
+                f"ruling{number}": self._ruling(locale, ruling)
+                for number, ruling in enumerate(card.rulings)
+            },
         )
         title = escape(local_name(card, locale))
+        path = Urls.card(locale, card)
         return Page(path, self._frame(locale).format(slug=card.slug, title=title, body=body))
+
+
+NO_LOCAL_NAME, SAME_NAME, OWN_NAME = range(3)
+"""How a card is named in a locale: only in English, the same as in English, its own name."""
 
 
 @cache
@@ -328,7 +384,7 @@ def by_local_name(named: Iterable[N], locale: Locale) -> list[N]:
     return sorted(named, key=lambda item: sort_key(local_name(item, locale)))
 
 
-def home_page(site: SiteData, locale: Locale) -> Page:
+def home_page(site: SiteIndex, locale: Locale) -> Page:
     """A locale's home: counts, language picker, mechanics."""
     return _render(
         locale,
@@ -341,10 +397,10 @@ def home_page(site: SiteData, locale: Locale) -> Page:
     )
 
 
-def cards_page(site: SiteData, locale: Locale) -> Page:
+def cards_page(cards: Iterable[CardEntry], locale: Locale) -> Page:
     """A locale's cards A–Z, grouped by initial letter."""
-    groups: dict[str, list[CardView]] = {}
-    for card in by_local_name(site.cards, locale):
+    groups: dict[str, list[CardEntry]] = {}
+    for card in by_local_name(cards, locale):
         groups.setdefault(initial(local_name(card, locale)), []).append(card)
     return _render(
         locale, "cards.html", Urls.cards(locale), _versions(Urls.cards), groups=list(groups.items())
@@ -352,7 +408,7 @@ def cards_page(site: SiteData, locale: Locale) -> Page:
 
 
 def mechanic_page(
-    site: SiteData, locale: Locale, mechanic: MechanicView, cards_by_id: dict[int, CardView]
+    site: SiteIndex, locale: Locale, mechanic: MechanicView, cards_by_id: dict[int, CardEntry]
 ) -> Page:
     """A mechanic: its general rulings and its cards."""
     return _render(
@@ -380,16 +436,25 @@ def robots(base_url: str) -> Page:
     return Page("robots.txt", f"User-agent: *\nAllow: /\n\nSitemap: {base_url}{SITEMAP}\n")
 
 
-PathOf = Callable[[Locale], str]
-"""A page of the site in any locale: its path in that locale."""
+SitemapPage = Callable[[Locale], str] | CardEntry | MechanicView
+"""A page of the site in every locale: a card's, a mechanic's, or another's path in a locale."""
 
 
-def sitemap_pages(site: SiteData) -> list[PathOf]:
-    """Every page that has a version per locale (paths made only when a sitemap is written)."""
-    pages: list[PathOf] = [Urls.home, Urls.cards]
-    pages += [partial(Urls.card, card=card) for card in site.cards]
-    pages += [partial(Urls.mechanic, mechanic=mechanic) for mechanic in site.mechanics.values()]
+def sitemap_pages(site: SiteIndex) -> list[SitemapPage]:
+    """Every page that has a version per locale (the site's own cards and mechanics: a
+    site-wide list holds no more than references)."""
+    pages: list[SitemapPage] = [Urls.home, Urls.cards]
+    pages += site.cards
+    pages += site.mechanics.values()
     return pages
+
+
+def sitemap_path(page: SitemapPage, locale: Locale) -> str:
+    if isinstance(page, CardEntry):
+        return Urls.card(locale, page)
+    if isinstance(page, MechanicView):
+        return Urls.mechanic(locale, page)
+    return page(locale)
 
 
 def sitemap_part_path(number: int) -> str:
@@ -407,15 +472,15 @@ def sitemap_index(base_url: str, parts: int) -> Page:
     )
 
 
-def sitemap(base_url: str, path: str, pages: Sequence[PathOf]) -> Page:
+def sitemap(base_url: str, path: str, pages: Sequence[SitemapPage]) -> Page:
     """A sitemap of ``pages``: each language version with every alternate and
     the English page as ``x-default``."""
     lines = [
         f"{_XML_DECLARATION}<urlset xmlns={_SITEMAP_NS} "
         'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
     ]
-    for path_of in pages:
-        urls = [xml_escape(base_url + path_of(other)) for other in LOCALES]
+    for page in pages:
+        urls = [xml_escape(base_url + sitemap_path(page, other)) for other in LOCALES]
         alternates = (
             "".join(
                 f'<xhtml:link rel="alternate" hreflang="{other.code}" href="{url}"/>\n'
