@@ -28,8 +28,9 @@ from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import build as site_build
 from kb.site import render
-from kb.site.build import MANIFEST, BuildOptions, build
-from kb.site.render import initial, pack_weights, sort_key
+from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, build
+from kb.site.paths import relative_href
+from kb.site.render import NOT_FOUND, initial, pack_weights, sort_key
 from kb.site.serve import preview_server
 
 GERMAN_PAGE = Path("de/cards/three-steps-ahead.html")
@@ -101,6 +102,9 @@ def test_every_page_is_valid_html5_and_every_link_resolves(demo_site: Path) -> N
                 link = element.get(attribute)
                 if link is None:
                     continue
+                if page == demo_site / NOT_FOUND:  # served at any address: absolute links
+                    assert link.startswith(DEFAULT_BASE_URL), f"{page}: {link} is not absolute"
+                    link = relative_href(NOT_FOUND, link.removeprefix(DEFAULT_BASE_URL))
                 assert not re.match(r"[a-z]+:|/", link), f"{page}: {link} is not relative"
                 target, fragment = urldefrag(link)
                 resolved = (page.parent / target).resolve() if target else page
@@ -176,7 +180,14 @@ def test_sitemap_robots_and_404(demo_site: Path) -> None:
     assert (demo_site / "robots.txt").read_text() == (
         "User-agent: *\nAllow: /\n\nSitemap: http://127.0.0.1:8000/sitemap.xml\n"
     )
-    assert "<h1>Page not found</h1>" in (demo_site / "404.html").read_text("utf-8")
+    not_found = (demo_site / "404.html").read_text("utf-8")
+    assert "<h1>Page not found</h1>" in not_found
+    # Served for any missing address, however deep: absolute links, every language.
+    assert '<link rel="stylesheet" href="http://127.0.0.1:8000/static/style.css">' in not_found
+    assert (
+        '<li lang="de"><a href="http://127.0.0.1:8000/de/index.html" hreflang="de">Deutsch</a>: '
+        "Seite nicht gefunden</li>"
+    ) in not_found
 
 
 def test_collation_follows_the_unicode_collation_algorithm() -> None:

@@ -219,6 +219,7 @@ class Previous:
         self.out = out
         self.manifest = manifest
         self._listings: dict[str, frozenset[str]] = {}
+        self._card_listings: dict[int, frozenset[str]] = {}
 
     def present(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
@@ -238,17 +239,22 @@ class Previous:
         """The locales (indexes in LOCALES) of the card's pages that the previous site lacks:
         none recorded, or the file gone."""
         name = f"{card.slug}.html"
-        if NO_PAGE not in hashes and all(
-            name in self._listing(f"{LOCALES[locale].folder}/cards") for locale in locales
-        ):
+        listings = [self._card_listing(locale) for locale in locales]
+        if NO_PAGE not in hashes and all(name in listing for listing in listings):
             return ()  # the usual case, decided without splitting the hashes
         recorded = self.manifest.card_hashes(card.slug)
         return [
             locale
-            for locale in locales
-            if recorded[locale] == NO_PAGE
-            or name not in self._listing(f"{LOCALES[locale].folder}/cards")
+            for locale, listing in zip(locales, listings, strict=True)
+            if recorded[locale] == NO_PAGE or name not in listing
         ]
+
+    def _card_listing(self, locale: int) -> frozenset[str]:
+        """The card pages of the locale LOCALES[locale]."""
+        listing = self._card_listings.get(locale)
+        if listing is None:
+            listing = self._card_listings[locale] = self._listing(f"{LOCALES[locale].folder}/cards")
+        return listing
 
 
 @dataclass(frozen=True)
@@ -461,7 +467,7 @@ def _plan_other_pages(
                 ),
             )
     fixed = fingerprints.of()
-    for page in root_pages():
+    for page in root_pages(options.base_url):
         plan.add(page.path, lambda: fixed, lambda page=page: page)  # type: ignore[misc]
     style = stylesheet()
     plan.add(style.path, lambda: fixed, lambda: style)

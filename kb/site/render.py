@@ -207,12 +207,14 @@ def _render(
     template: str,
     path: str,
     versions: Sequence[tuple[Locale, str]],
+    base: str | None = None,
     **context: object,
 ) -> Page:
-    """A page at ``path`` with its language versions (locale, path); links made relative."""
-    root = relative_href(path, "")
+    """A page at ``path`` with its language versions (locale, path); links made relative, or
+    absolute under ``base`` for a page served at any address (404)."""
+    root = relative_href(path, "") if base is None else base
     alternates = [
-        (other, relative_href(path, other_path), other_path == path)
+        (other, root + other_path if base else relative_href(path, other_path), other_path == path)
         for other, other_path in versions
     ]
     default = next(href for other, href, _current in alternates if other.code == "en")
@@ -422,13 +424,18 @@ def mechanic_page(
     )
 
 
-def root_pages() -> list[Page]:
-    """The pages outside the locale folders: the root language picker and 404."""
+def root_pages(base_url: str) -> list[Page]:
+    """The pages outside the locale folders: the root language picker, and the 404 page,
+    which says "page not found" in every language. A server shows it for any missing address,
+    however deep, so its links are absolute under ``base_url``."""
     english = BY_CODE["en"]
     homes = _versions(Urls.home)
+    not_found = {
+        other.code: translations(other.code).gettext("Page not found") for other in LOCALES
+    }
     return [
         _render(english, "root.html", ROOT_INDEX, homes),
-        _render(english, "404.html", NOT_FOUND, homes),
+        _render(english, "404.html", NOT_FOUND, homes, base=base_url, not_found=not_found),
     ]
 
 
