@@ -530,7 +530,6 @@ def build(
     by_id = sorted(range(count), key=lambda position: index.cards[position].id)
     shares = [by_id[start : start + CARDS_PER_TASK] for start in range(0, count, CARDS_PER_TASK)]
     names = [""] * count
-    plan = _plan_other_pages(engine, index, options, fingerprints, names)
     loaded(count * len(built))
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -540,11 +539,14 @@ def build(
             engine, index, staging, manifest, previous, CardPages(index.mechanics),
             fingerprints, mechanics, built,
         )  # fmt: skip
-        # A full build renders every other page while the workers render the cards; an
-        # incremental one must first know the cards' names digests to find the stale ones.
-        cards_done, others_done = _render(
-            shares, options.jobs, progress, lambda: _stage_others(plan, None) if full else []
-        )
+
+        def meanwhile() -> tuple[Plan, OtherDone]:
+            # A full build renders every other page while the workers render the cards; an
+            # incremental one must first know the cards' names digests to find the stale ones.
+            plan = _plan_other_pages(engine, index, options, fingerprints, names)
+            return plan, _stage_others(plan, None) if full else []
+
+        cards_done, (plan, others_done) = _render(shares, options.jobs, progress, meanwhile)
         for result in cards_done:
             names[result.position] = result.names
         other_fingerprints = plan.fingerprints()
