@@ -44,6 +44,7 @@ from kb.site.data import (
     localized_cards,
 )
 from kb.site.render import (
+    CardList,
     CardPages,
     Page,
     Urls,
@@ -400,28 +401,26 @@ class LocalizedCards:
     def __init__(self, engine: Engine, index: SiteIndex) -> None:
         self.engine = engine
         self.index = index
-        self._locale = ""
-        self._cards: dict[int, CardEntry] = {}
+        self._every: CardList | None = None
 
-    def every(self, locale: Locale) -> dict[int, CardEntry]:
-        """Every card, by id."""
-        if locale.code != self._locale:
-            self._cards = {}  # let the previous locale's go before reading the next
-            self._cards = self._read(self.index.cards, locale)
-            self._locale = locale.code
-        return self._cards
+    def every(self, locale: Locale) -> CardList:
+        """Every card."""
+        if self._every is None or self._every.locale != locale:
+            self._every = None  # let the previous locale's go before reading the next
+            self._every = self._read(self.index.cards, locale)
+        return self._every
 
-    def some(self, locale: Locale, ids: Sequence[int]) -> dict[int, CardEntry]:
-        """These cards, by id: read alone unless the locale's whole list is at hand (an
+    def some(self, locale: Locale, ids: Sequence[int]) -> CardList:
+        """At least these cards: read alone unless the locale's whole list is at hand (an
         incremental build renders a mechanic's page without the A–Z index)."""
-        if locale.code == self._locale:
-            return self._cards
+        if self._every is not None and self._every.locale == locale:
+            return self._every
         wanted = set(ids)
         return self._read([card for card in self.index.cards if card.id in wanted], locale)
 
-    def _read(self, cards: Sequence[CardEntry], locale: Locale) -> dict[int, CardEntry]:
+    def _read(self, cards: Sequence[CardEntry], locale: Locale) -> CardList:
         with _reading(self.engine) as connection:
-            return localized_cards(connection, cards, locale.code)
+            return CardList(localized_cards(connection, cards, locale.code).values(), locale)
 
 
 def _plan_other_pages(
@@ -450,7 +449,7 @@ def _plan_other_pages(
         plan.add(
             Urls.cards(locale),
             lambda: fingerprints.of(all_names()),
-            lambda locale=locale: cards_page(localized.every(locale).values(), locale),  # type: ignore[misc]
+            lambda locale=locale: cards_page(localized.every(locale)),  # type: ignore[misc]
         )
         for mechanic in index.mechanics.values():
             plan.add(
@@ -463,7 +462,7 @@ def _plan_other_pages(
                     [names[position()[card_id]] for card_id in mechanic.card_ids],
                 ),
                 lambda locale=locale, mechanic=mechanic: mechanic_page(  # type: ignore[misc]
-                    index, locale, mechanic, localized.some(locale, mechanic.card_ids)
+                    index, mechanic, localized.some(locale, mechanic.card_ids)
                 ),
             )
     fixed = fingerprints.of()

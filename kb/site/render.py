@@ -399,27 +399,63 @@ def home_page(site: SiteIndex, locale: Locale) -> Page:
     )
 
 
-def cards_page(cards: Iterable[CardEntry], locale: Locale) -> Page:
+class CardList:
+    """Cards with their names in one locale, for the pages that list them: sorted once, each
+    link rendered once (a card is listed on the A–Z page and on every mechanic it has)."""
+
+    def __init__(self, cards: Iterable[CardEntry], locale: Locale) -> None:
+        self.locale = locale
+        self.cards = by_local_name(cards, locale)
+        self._rank = {card.id: rank for rank, card in enumerate(self.cards)}
+        self._links: dict[int, str] = {}
+        self._shapes: dict[bool, str] = {}
+
+    def links(self, ids: Iterable[int]) -> list[Markup]:
+        """These cards' links in the locale's order."""
+        ranks = sorted(self._rank[card_id] for card_id in ids)
+        return [self.link(self.cards[rank]) for rank in ranks]
+
+    def link(self, card: CardEntry) -> Markup:
+        """The card's link, as the ``card_link`` macro renders it on a page two folders deep."""
+        found = self._links.get(card.id)
+        if found is None:
+            local = card.name_in(self.locale.code)
+            shape = self._shapes.get(local is None)
+            if shape is None:
+                stand_in = CardEntry(
+                    _slot("name"), {} if local is None else {self.locale.code: _slot("name")},
+                    0, _slot("slug"),
+                )  # fmt: skip
+                shape = self._shapes[local is None] = _format_string(
+                    _rulings_module(self.locale).card_link(stand_in)
+                )
+            found = self._links[card.id] = shape.format(
+                name=escape(local or card.name), slug=card.slug
+            )
+        return Markup(found)
+
+
+def cards_page(cards: CardList) -> Page:
     """A locale's cards A–Z, grouped by initial letter."""
-    groups: dict[str, list[CardEntry]] = {}
-    for card in by_local_name(cards, locale):
-        groups.setdefault(initial(local_name(card, locale)), []).append(card)
+    locale = cards.locale
+    groups: dict[str, list[Markup]] = {}
+    for card in cards.cards:
+        groups.setdefault(initial(local_name(card, locale)), []).append(cards.link(card))
     return _render(
         locale, "cards.html", Urls.cards(locale), _versions(Urls.cards), groups=list(groups.items())
     )
 
 
-def mechanic_page(
-    site: SiteIndex, locale: Locale, mechanic: MechanicView, cards_by_id: dict[int, CardEntry]
-) -> Page:
+def mechanic_page(site: SiteIndex, mechanic: MechanicView, cards: CardList) -> Page:
     """A mechanic: its general rulings and its cards."""
+    locale = cards.locale
     return _render(
         locale,
         "mechanic.html",
         Urls.mechanic(locale, mechanic),
         _versions(Urls.mechanic, mechanic),
         mechanic=mechanic,
-        cards=by_local_name((cards_by_id[card_id] for card_id in mechanic.card_ids), locale),
+        links=cards.links(mechanic.card_ids),
         mechanics=site.mechanics,
     )
 
