@@ -59,8 +59,12 @@ def _sql_folded(column: str) -> str:
     return expression
 
 
+# MTGJSON names a reversible card's printing "Propaganda // Propaganda" (one card on both
+# sides); kb, and an editor counting cards, take it for Propaganda, not a card of its own.
+PEER_CARD = """CASE WHEN c.layout = 'reversible_card' THEN c."faceName" ELSE c.name END"""
+
 PEER_RULING_CARD_COUNTS = f"""
-    SELECT min(r.text) AS ruling, count(DISTINCT c.name) AS card_count
+    SELECT min(r.text) AS ruling, count(DISTINCT {PEER_CARD}) AS card_count
     FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
     GROUP BY {_sql_folded("r.text")}"""
 
@@ -222,7 +226,8 @@ def cases(kb: Connection) -> list[Case]:
         Case(
             "undated_links",
             saved["undated_links"],
-            """SELECT DISTINCT c.name, r.text FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
+            f"""SELECT DISTINCT {PEER_CARD} AS name, r.text
+               FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
                WHERE r.date IS NULL""",
             {},
             {},
@@ -274,7 +279,8 @@ def cases(kb: Connection) -> list[Case]:
         Case(
             "ruling_cards_view: the cards sharing one ruling",
             "SELECT card_count, cards FROM ruling_cards_view WHERE ruling_id = :ruling_id",
-            """SELECT DISTINCT c.name FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
+            f"""SELECT DISTINCT {PEER_CARD} AS name
+               FROM "cardRulings" r JOIN cards c ON c.uuid = r.uuid
                WHERE r.text = :ruling""",
             {"ruling_id": shared_ruling_id},
             {"ruling": shared_ruling},
