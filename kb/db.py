@@ -143,6 +143,14 @@ class Ruling(Base):
         index=True,
         comment="Hash of the folded text without mana symbols: shared by damaged copies.",
     )
+    # Nullable only because SQLite cannot add a NOT NULL column to a table holding rows (and
+    # rebuilding rulings would cascade-delete its links); kb fills it on every write.
+    head_key: Mapped[str | None] = mapped_column(
+        String(32),
+        index=True,
+        comment="Hash of the folded text's first 60 characters: shared by rulings that begin "
+        "alike (near_duplicate_rulings).",
+    )
     origin: Mapped[str | None] = mapped_column(
         String(16), comment="Who wrote it, where a source says: wotc or scryfall."
     )

@@ -74,10 +74,7 @@ def _table(name: str) -> Table:
 def _derived(table: str, values: Values) -> Values:
     """Columns computed from the edited ones: a ruling's keys follow its text."""
     if table == "rulings" and "text" in values:
-        return {
-            "text_key": ruling_text.text_key(values["text"]),
-            "skeleton_key": ruling_text.skeleton_key(values["text"]),
-        }
+        return ruling_text.ruling_keys(values["text"])
     return {}
 
 

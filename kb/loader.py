@@ -30,7 +30,7 @@ from kb.records import (
     RulingRecord,
 )
 from kb.tagging import MechanicMatcher, slugify_mechanic, word_pattern
-from kb.text import better_text, has_symbols, normalize, skeleton_key, text_key
+from kb.text import better_text, has_symbols, normalize, ruling_keys, skeleton_key, text_key
 
 BATCH_SIZE = 2000
 HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
@@ -571,21 +571,15 @@ class Loader:
             if variant is not None:
                 kept = better_text(variant["text"], record.text)
                 if kept != variant["text"]:
-                    self._set_ruling(variant["id"], text=kept, text_key=key)
+                    self._set_ruling(variant["id"], text=kept, **ruling_keys(kept))
                     variant["text"] = kept
                     self.summary.counts["rulings improved"] += 1
                 else:
                     self.summary.counts["rulings reused"] += 1
                 known[key] = variant["id"]
                 continue
-            new_rows.append(
-                {
-                    "text": record.text.strip(),
-                    "text_key": key,
-                    "skeleton_key": skeleton,
-                    "origin": record.origin,
-                }
-            )
+            text = record.text.strip()
+            new_rows.append({"text": text, **ruling_keys(text), "origin": record.origin})
         if new_rows:
             # One statement per batch; RETURNING gives the new ids in insertion order.
             returned = self.connection.execute(

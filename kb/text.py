@@ -61,6 +61,24 @@ def skeleton_key(text: str) -> str:
     return _digest(_SPACE_BEFORE_PUNCTUATION.sub("", stripped))
 
 
+HEAD_LENGTH = 60
+"""Rulings whose folded texts begin with this many characters alike may be one ruling."""
+
+
+def head_key(text: str) -> str:
+    """Key of the folded text's first ``HEAD_LENGTH`` characters: shared by near duplicates."""
+    return _digest(normalize(text)[:HEAD_LENGTH])
+
+
+def ruling_keys(text: str) -> dict[str, str]:
+    """The keys a ruling stores beside its text, by column: they change whenever it does."""
+    return {
+        "text_key": text_key(text),
+        "skeleton_key": skeleton_key(text),
+        "head_key": head_key(text),
+    }
+
+
 def better_text(kept: str, incoming: str) -> str:
     """Of two copies of one ruling, the one to keep: the one that still has its symbols."""
     if len(_SYMBOL.findall(incoming)) > len(_SYMBOL.findall(kept)):

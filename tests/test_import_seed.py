@@ -9,7 +9,7 @@ from realdata import DATA
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from kb import db
+from kb import db, text
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
 
@@ -107,9 +107,18 @@ def test_damaged_copy_is_mended_whichever_arrives_first(engine: Engine, tmp_path
     assert MENDED in texts and DAMAGED not in texts
     assert count(engine, db.Ruling) == 21
     assert summary.counts["rulings improved"] == 1
+    assert_keys_follow_texts(engine)
     # The damaged copy arriving after the good text changes nothing.
     assert not run_import(engine, [GERMAN_PAGE]).changed
     assert MENDED in tagged_texts(engine)
+
+
+def assert_keys_follow_texts(engine: Engine) -> None:
+    """Every ruling's stored keys are those of its text (mended ones included)."""
+    with engine.connect() as connection:
+        for ruling in connection.execute(select(db.Ruling)).all():
+            keys = text.ruling_keys(ruling.text)
+            assert {key: getattr(ruling, key) for key in keys} == keys, ruling.text
 
 
 def tagged_texts(engine: Engine) -> set[str]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import insert, inspect, select
+from sqlalchemy import text as sql_text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from kb import db, migrate
 from kb.db import make_engine
 from kb.locales import LOCALE_CODES
+from kb.text import head_key
 
 
 def test_upgrade_to_head_leaves_no_drift(empty_database_url: str) -> None:
@@ -43,3 +45,21 @@ def test_downgrade_to_base_and_back(empty_database_url: str) -> None:
 def test_foreign_keys_are_enforced(engine: Engine) -> None:
     with pytest.raises(IntegrityError), engine.begin() as connection:
         connection.execute(insert(db.CardName).values(card_id=12345, locale="de", name="Nirgends"))
+
+
+def test_0004_fills_the_head_keys_of_stored_rulings(empty_database_url: str) -> None:
+    engine = make_engine(empty_database_url)
+    migrate.upgrade(engine, "0003")
+    ruling = "You can’t choose the same mode more than once."
+    with engine.begin() as connection:
+        connection.execute(
+            sql_text(
+                "INSERT INTO rulings (id, text, text_key, skeleton_key) VALUES (1, :text, 't', 's')"
+            ),
+            {"text": ruling},
+        )
+    migrate.upgrade(engine)
+    with engine.connect() as connection:
+        stored = connection.execute(select(db.Ruling.head_key)).scalar_one()
+    assert stored == head_key(ruling) == head_key(ruling.replace("’", "'"))
+    engine.dispose()

@@ -6,7 +6,7 @@ import csv
 import io
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits
@@ -99,6 +99,23 @@ def test_near_duplicate_rulings(demo_url: str) -> None:  # noqa: F811
     assert [(row["other_ruling_id"], row["reason"]) for row in pairs] == [
         ("100", "same without symbols")
     ]
+
+
+def test_near_duplicates_begin_alike_once_typography_is_folded(demo_url: str) -> None:  # noqa: F811
+    engine = make_engine(demo_url)
+    with engine.connect() as connection:
+        token = connection.execute(select(db.Ruling.text).where(db.Ruling.id == 6)).scalar_one()
+    assert "’" in token[:60]
+    # Ruling 10 edited to ruling 6's beginning with a straight apostrophe: kb's heads are
+    # folded, so the pair is found; the revert restores ruling 10's key with its text.
+    edits.set_ruling_text(engine, "ann", 10, token.replace("’", "'") + " (707.2)")
+    pairs = rows(demo_url, "near_duplicate_rulings")
+    assert [(row["ruling_id"], row["other_ruling_id"], row["reason"]) for row in pairs] == [
+        ("6", "10", "same beginning")
+    ]
+    edits.revert(engine, "bob", 1)
+    engine.dispose()
+    assert rows(demo_url, "near_duplicate_rulings") == []
 
 
 def test_translations_to_review(demo_url: str) -> None:  # noqa: F811
