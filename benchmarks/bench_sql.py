@@ -82,12 +82,10 @@ def _same_beginning(a: str, b: str) -> bool:
 
 
 def _folded_pairs(pairs: Iterable[tuple[str, str]]) -> set[frozenset[str]]:
-    """Pairs of distinct folded texts that share their beginning (what both sides can find)."""
-    return {
-        frozenset((normalize(a), normalize(b)))
-        for a, b in pairs
-        if _same_beginning(a, b) and normalize(a) != normalize(b)
-    }
+    """Pairs of distinct folded texts that begin alike (what both sides can find): kb keeps one
+    of a ruling's typographic variants, so only folded texts compare."""
+    folded = ((normalize(a), normalize(b)) for a, b in pairs)
+    return {frozenset(pair) for pair in folded if pair[0] != pair[1] and _same_beginning(*pair)}
 
 
 def _top_counts(rows: Rows) -> tuple[list[int], set[str]]:
@@ -239,11 +237,14 @@ def cases(kb: Connection) -> list[Case]:
         Case(
             "near_duplicate_rulings",
             saved["near_duplicate_rulings"],
-            """WITH texts AS (
-                 SELECT DISTINCT text, substr(text, 1, 60) AS head, length(text) AS size
-                 FROM "cardRulings")
+            # Folded as kb's heads are, or a ruling's typographic variants would pair up; each
+            # printed text is folded once, not once per printing.
+            f"""WITH printed AS (SELECT DISTINCT text FROM "cardRulings"),
+               texts AS (SELECT DISTINCT {_sql_folded("text")} AS text FROM printed),
+               heads AS (
+                 SELECT text, substr(text, 1, 60) AS head, length(text) AS size FROM texts)
                SELECT a.text AS ruling, b.text AS other_ruling
-               FROM texts a JOIN texts b ON b.head = a.head AND b.text > a.text
+               FROM heads a JOIN heads b ON b.head = a.head AND b.text > a.text
                WHERE abs(a.size - b.size) <= 10""",
             {},
             {},
