@@ -200,3 +200,14 @@ def test_bad_input_aborts_and_leaves_the_store_as_it_was(
 def test_unknown_locale_option_is_an_error(engine: Engine) -> None:
     with pytest.raises(ParseError, match="unknown locale 'xx'"):
         run_import(engine, [GERMAN_PAGE], ImportOptions(locale="xx"))
+
+
+def test_an_import_leaves_planner_statistics(engine: Engine) -> None:
+    run_import(engine, [DATA])
+    statistics = {
+        "sqlite": "SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'card_rulings'",
+        "postgresql": "SELECT count(*) FROM pg_stats WHERE tablename = 'card_rulings'",
+    }
+    with engine.connect() as connection:
+        query = statistics[connection.dialect.name]
+        assert connection.exec_driver_sql(query).scalar_one() > 0
