@@ -156,6 +156,31 @@ class Ruling(Base):
     )
 
 
+class NearDuplicate(Base):
+    """Two rulings that may be one: kept up to date by kb, read by near_duplicate_rulings."""
+
+    __tablename__ = "near_duplicates"
+    __table_args__ = (
+        {
+            "comment": "Pairs of rulings that may be one ruling; kb recomputes a ruling's pairs "
+            "whenever its text is written (import, kb edit, kb revert)."
+        },
+    )
+
+    ruling_id: Mapped[int] = mapped_column(
+        ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True
+    )
+    other_ruling_id: Mapped[int] = mapped_column(
+        ForeignKey("rulings.id", ondelete="CASCADE"),
+        primary_key=True,
+        index=True,
+        comment="The later ruling of the pair (other_ruling_id > ruling_id).",
+    )
+    reason: Mapped[str] = mapped_column(
+        String(32), comment="same without symbols (a damaged copy) or same beginning."
+    )
+
+
 class CardRuling(Base):
     """A ruling as published for one card."""
 

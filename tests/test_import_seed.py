@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -111,14 +112,27 @@ def test_damaged_copy_is_mended_whichever_arrives_first(engine: Engine, tmp_path
     # The damaged copy arriving after the good text changes nothing.
     assert not run_import(engine, [GERMAN_PAGE]).changed
     assert MENDED in tagged_texts(engine)
+    assert_keys_follow_texts(engine)
 
 
 def assert_keys_follow_texts(engine: Engine) -> None:
-    """Every ruling's stored keys are those of its text (mended ones included)."""
+    """Every ruling's stored keys are those of its text (mended ones included), and the stored
+    near-duplicate pairs are those of all the texts, found again from scratch."""
     with engine.connect() as connection:
-        for ruling in connection.execute(select(db.Ruling)).all():
-            keys = text.ruling_keys(ruling.text)
-            assert {key: getattr(ruling, key) for key in keys} == keys, ruling.text
+        stored = connection.execute(select(db.Ruling)).all()
+        pairs = connection.execute(select(db.NearDuplicate)).all()
+    for ruling in stored:
+        keys = text.ruling_keys(ruling.text)
+        assert {key: getattr(ruling, key) for key in keys} == keys, ruling.text
+    expected = {}
+    for a, b in combinations(sorted(stored, key=lambda ruling: ruling.id), 2):
+        if text.skeleton_key(a.text) == text.skeleton_key(b.text):
+            expected[(a.id, b.id)] = "same without symbols"
+        elif (
+            text.head_key(a.text) == text.head_key(b.text) and abs(len(a.text) - len(b.text)) <= 10
+        ):
+            expected[(a.id, b.id)] = "same beginning"
+    assert {(p.ruling_id, p.other_ruling_id): p.reason for p in pairs} == expected
 
 
 def tagged_texts(engine: Engine) -> set[str]:

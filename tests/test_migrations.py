@@ -47,19 +47,26 @@ def test_foreign_keys_are_enforced(engine: Engine) -> None:
         connection.execute(insert(db.CardName).values(card_id=12345, locale="de", name="Nirgends"))
 
 
-def test_0004_fills_the_head_keys_of_stored_rulings(empty_database_url: str) -> None:
+def test_0004_fills_head_keys_and_near_duplicates_of_stored_rulings(
+    empty_database_url: str,
+) -> None:
     engine = make_engine(empty_database_url)
     migrate.upgrade(engine, "0003")
-    ruling = "You can’t choose the same mode more than once."
+    curly = "You can’t choose the same mode more than once, even when a copy of it is cast."
+    straight = "You can't choose the same mode more than once, even when a copy is cast."
     with engine.begin() as connection:
-        connection.execute(
-            sql_text(
-                "INSERT INTO rulings (id, text, text_key, skeleton_key) VALUES (1, :text, 't', 's')"
-            ),
-            {"text": ruling},
-        )
+        for ruling_id, ruling in enumerate([curly, straight], start=1):
+            connection.execute(
+                sql_text(
+                    "INSERT INTO rulings (id, text, text_key, skeleton_key) "
+                    "VALUES (:id, :text, :key, :key)"
+                ),
+                {"id": ruling_id, "text": ruling, "key": str(ruling_id)},
+            )
     migrate.upgrade(engine)
     with engine.connect() as connection:
-        stored = connection.execute(select(db.Ruling.head_key)).scalar_one()
-    assert stored == head_key(ruling) == head_key(ruling.replace("’", "'"))
+        heads = connection.execute(select(db.Ruling.head_key).order_by(db.Ruling.id)).scalars()
+        pairs = connection.execute(select(db.NearDuplicate)).all()
+    assert list(heads) == [head_key(curly), head_key(straight)]
+    assert [(p.ruling_id, p.other_ruling_id, p.reason) for p in pairs] == [(1, 2, "same beginning")]
     engine.dispose()

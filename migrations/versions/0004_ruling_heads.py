@@ -1,5 +1,5 @@
-"""Near-duplicate rulings by an indexed key of their beginning; card_rulings_view lets the planner
-drop the tables a query does not read.
+"""Near-duplicate rulings: an indexed key of each ruling's beginning, and the pairs kept in
+near_duplicates; card_rulings_view lets the planner drop the tables a query does not read.
 
 Revision ID: 0004
 Revises: 0003
@@ -14,7 +14,8 @@ from types import ModuleType
 import sqlalchemy as sa
 from alembic import op
 
-# The key kb's loader and edits compute, not a copy: a stored key must match theirs.
+# What kb's loader and edits compute, not copies: stored keys and pairs must match theirs.
+from kb.loader import refresh_near_duplicates
 from kb.text import head_key
 
 revision: str = "0004"
@@ -25,6 +26,10 @@ depends_on: str | Sequence[str] | None = None
 HEAD_KEY_COMMENT = (
     "Hash of the folded text's first 60 characters: shared by rulings that begin alike "
     "(near_duplicate_rulings)."
+)
+NEAR_DUPLICATES_COMMENT = (
+    "Pairs of rulings that may be one ruling; kb recomputes a ruling's pairs whenever its text "
+    "is written (import, kb edit, kb revert)."
 )
 BACKFILL_BATCH = 5000
 
@@ -84,10 +89,51 @@ def upgrade() -> None:
     )
     _fill_head_keys()
     op.create_index(op.f("ix_rulings_head_key"), "rulings", ["head_key"])
+    _create_near_duplicates()
     _replace_view(_card_rulings_view(_editors()))
+
+
+def _create_near_duplicates() -> None:
+    op.create_table(
+        "near_duplicates",
+        sa.Column("ruling_id", sa.Integer(), nullable=False),
+        sa.Column(
+            "other_ruling_id",
+            sa.Integer(),
+            nullable=False,
+            comment="The later ruling of the pair (other_ruling_id > ruling_id).",
+        ),
+        sa.Column(
+            "reason",
+            sa.String(32),
+            nullable=False,
+            comment="same without symbols (a damaged copy) or same beginning.",
+        ),
+        sa.ForeignKeyConstraint(
+            ["ruling_id"],
+            ["rulings.id"],
+            name=op.f("fk_near_duplicates_ruling_id_rulings"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["other_ruling_id"],
+            ["rulings.id"],
+            name=op.f("fk_near_duplicates_other_ruling_id_rulings"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("ruling_id", "other_ruling_id", name=op.f("pk_near_duplicates")),
+        comment=NEAR_DUPLICATES_COMMENT,
+    )
+    op.create_index(
+        op.f("ix_near_duplicates_other_ruling_id"), "near_duplicates", ["other_ruling_id"]
+    )
+    connection = op.get_bind()
+    ruling_ids = connection.execute(sa.text("SELECT id FROM rulings")).scalars()
+    refresh_near_duplicates(connection, ruling_ids)
 
 
 def downgrade() -> None:
     _replace_view(_editors()._views()["card_rulings_view"])
+    op.drop_table("near_duplicates")
     op.drop_index(op.f("ix_rulings_head_key"), table_name="rulings")
     op.drop_column("rulings", "head_key")
