@@ -30,7 +30,7 @@ from kb.records import (
     RulingRecord,
 )
 from kb.tagging import MechanicMatcher, slugify_mechanic, word_pattern
-from kb.text import better_text, has_symbols, normalize, ruling_keys, skeleton_key, text_key
+from kb.text import better_text, has_symbols, normalize, ruling_keys, text_key
 
 BATCH_SIZE = 2000
 HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
@@ -73,12 +73,14 @@ def refresh_near_duplicates(connection: Connection, ruling_ids: Iterable[int]) -
     ``NEAR_LENGTH_SLACK``. Finding every pair reads every ruling's keys, too slow for an
     editor's query; a ruling's pairs change only when its text does, so they are kept here.
     """
+    ids = sorted(set(ruling_ids))
+    if not ids:
+        return
     if connection.dialect.name == "postgresql":
         # Two transactions refreshing rulings that pair with each other would each compare with
         # the other's old text (READ COMMITTED); taken in turn, the later one sees the earlier
         # one's text and pairs. SQLite lets one transaction write at a time already.
         connection.execute(select(func.pg_advisory_xact_lock(NEAR_DUPLICATES_LOCK)))
-    ids = sorted(set(ruling_ids))
     for chunk in chunks(ids):
         connection.execute(
             near_duplicates.delete().where(
@@ -613,26 +615,27 @@ class Loader:
                     self._set_ruling(row.id, origin=origin)
         self.summary.counts["rulings reused"] += len(known)
         missing = {
-            key: (record, skeleton_key(record.text))
+            key: (record, ruling_keys(record.text))
             for key, record in texts.items()
             if key not in known
         }
-        skeletons = self._rulings_by_skeleton({skeleton for _, skeleton in missing.values()})
+        skeletons = self._rulings_by_skeleton(
+            {keys["skeleton_key"] for _, keys in missing.values()}
+        )
         new_rows = []
-        for key, (record, skeleton) in missing.items():
-            variant = self._damaged_variant(record.text, skeletons.get(skeleton))
+        for key, (record, keys) in missing.items():
+            variant = self._damaged_variant(record.text, skeletons.get(keys["skeleton_key"]))
             if variant is not None:
                 kept = better_text(variant["text"], record.text)
-                if kept != variant["text"]:
-                    self._set_ruling(variant["id"], text=kept, **ruling_keys(kept))
+                if kept != variant["text"]:  # the incoming text, whose keys these are
+                    self._set_ruling(variant["id"], text=kept, **keys)
                     variant["text"] = kept
                     self.summary.counts["rulings improved"] += 1
                 else:
                     self.summary.counts["rulings reused"] += 1
                 known[key] = variant["id"]
                 continue
-            text = record.text.strip()
-            new_rows.append({"text": text, **ruling_keys(text), "origin": record.origin})
+            new_rows.append({"text": record.text.strip(), **keys, "origin": record.origin})
         if new_rows:
             # One statement per batch; RETURNING gives the new ids in insertion order.
             returned = self.connection.execute(

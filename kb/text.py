@@ -57,8 +57,12 @@ def has_symbols(text: str) -> bool:
 
 def skeleton_key(text: str) -> str:
     """Key of the folded text without mana symbols: shared by a ruling and its damaged copies."""
-    stripped = _SPACE.sub(" ", _SYMBOL.sub("", normalize(text))).strip()
-    return _digest(_SPACE_BEFORE_PUNCTUATION.sub("", stripped))
+    return _digest(_skeleton(normalize(text)))
+
+
+def _skeleton(folded: str) -> str:
+    stripped = _SPACE.sub(" ", _SYMBOL.sub("", folded)).strip()
+    return _SPACE_BEFORE_PUNCTUATION.sub("", stripped)
 
 
 HEAD_LENGTH = 60
@@ -71,11 +75,13 @@ def head_key(text: str) -> str:
 
 
 def ruling_keys(text: str) -> dict[str, str]:
-    """The keys a ruling stores beside its text, by column: they change whenever it does."""
+    """The keys a ruling stores beside its text, by column: they change whenever it does.
+    (The text is folded once for all three: an import computes them for every new ruling.)"""
+    folded = normalize(text)
     return {
-        "text_key": text_key(text),
-        "skeleton_key": skeleton_key(text),
-        "head_key": head_key(text),
+        "text_key": _digest(folded),
+        "skeleton_key": _digest(_skeleton(folded)),
+        "head_key": _digest(folded[:HEAD_LENGTH]),
     }
 
 

@@ -9,7 +9,7 @@ import threading
 import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
-from test_import_seed import assert_keys_follow_texts
+from test_import_seed import assert_keys_and_pairs_follow_texts
 from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits, text
@@ -231,5 +231,5 @@ def test_near_duplicates_stay_right_when_two_editors_change_a_pair_at_once(demo_
     second.join(timeout=60)
     assert not second.is_alive()
     assert ruling(demo_url, 10).text == lookalike
-    assert_keys_follow_texts(engine)
+    assert_keys_and_pairs_follow_texts(engine)
     engine.dispose()

@@ -108,14 +108,14 @@ def test_damaged_copy_is_mended_whichever_arrives_first(engine: Engine, tmp_path
     assert MENDED in texts and DAMAGED not in texts
     assert count(engine, db.Ruling) == 21
     assert summary.counts["rulings improved"] == 1
-    assert_keys_follow_texts(engine)
+    assert_keys_and_pairs_follow_texts(engine)
     # The damaged copy arriving after the good text changes nothing.
     assert not run_import(engine, [GERMAN_PAGE]).changed
     assert MENDED in tagged_texts(engine)
-    assert_keys_follow_texts(engine)
+    assert_keys_and_pairs_follow_texts(engine)
 
 
-def assert_keys_follow_texts(engine: Engine) -> None:
+def assert_keys_and_pairs_follow_texts(engine: Engine) -> None:
     """Every ruling's stored keys are those of its text (mended ones included), and the stored
     near-duplicate pairs are those of all the texts, found again from scratch."""
     with engine.connect() as connection:

@@ -7,7 +7,7 @@ import io
 
 import pytest
 from sqlalchemy import select
-from test_import_seed import assert_keys_follow_texts
+from test_import_seed import assert_keys_and_pairs_follow_texts
 from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits
@@ -84,7 +84,7 @@ def test_near_duplicate_rulings(demo_url: str) -> None:  # noqa: F811
     edits.set_ruling_text(
         engine, "ann", 21, "If the copied permanent has {X} in its mana cost, X is 0."
     )
-    assert_keys_follow_texts(engine)
+    assert_keys_and_pairs_follow_texts(engine)
     engine.dispose()
     pairs = rows(demo_url, "near_duplicate_rulings")
     assert [(row["ruling_id"], row["other_ruling_id"], row["reason"]) for row in pairs] == [
@@ -100,13 +100,13 @@ def test_near_duplicates_begin_alike_once_typography_is_folded(demo_url: str) ->
     # Ruling 10 edited to ruling 6's beginning with a straight apostrophe: kb's heads are
     # folded, so the pair is found; the revert restores ruling 10's key with its text.
     edits.set_ruling_text(engine, "ann", 10, token.replace("’", "'") + " (707.2)")
-    assert_keys_follow_texts(engine)
+    assert_keys_and_pairs_follow_texts(engine)
     pairs = rows(demo_url, "near_duplicate_rulings")
     assert [(row["ruling_id"], row["other_ruling_id"], row["reason"]) for row in pairs] == [
         ("6", "10", "same beginning")
     ]
     edits.revert(engine, "bob", 1)
-    assert_keys_follow_texts(engine)
+    assert_keys_and_pairs_follow_texts(engine)
     engine.dispose()
     assert rows(demo_url, "near_duplicate_rulings") == []
 
