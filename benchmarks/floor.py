@@ -68,7 +68,8 @@ class RawRows:
         ruling_id = self.ruling_ids.get(text)
         if ruling_id is None:
             ruling_id = self.ruling_ids[text] = len(self.ruling_ids) + 1
-            self.rulings.append((ruling_id, text, str(ruling_id), str(ruling_id)))
+            key = str(ruling_id)
+            self.rulings.append((ruling_id, text, key, key, key))
         self.links.append((card_id, ruling_id, date, position))
 
     def flush(self, connection: sqlite3.Connection) -> None:
@@ -78,7 +79,8 @@ class RawRows:
             "cards": "INSERT OR IGNORE INTO cards (id, name, oracle_id, mana_cost, type_line,"
             " oracle_text, layout) VALUES (?, ?, ?, ?, ?, ?, ?)",
             "names": "INSERT OR IGNORE INTO card_names (card_id, locale, name) VALUES (?, ?, ?)",
-            "rulings": "INSERT INTO rulings (id, text, text_key, skeleton_key) VALUES (?, ?, ?, ?)",
+            "rulings": "INSERT INTO rulings (id, text, text_key, skeleton_key, head_key)"
+            " VALUES (?, ?, ?, ?, ?)",
             "links": "INSERT OR IGNORE INTO card_rulings (card_id, ruling_id, published_on,"
             " position) VALUES (?, ?, ?, ?)",
             "tags": "INSERT OR IGNORE INTO card_mechanics (card_id, mechanic_id) VALUES (?, ?)",

@@ -143,8 +143,41 @@ class Ruling(Base):
         index=True,
         comment="Hash of the folded text without mana symbols: shared by damaged copies.",
     )
+    # Nullable only because SQLite cannot add a NOT NULL column to a table holding rows (and
+    # rebuilding rulings would cascade-delete its links); kb fills it on every write.
+    head_key: Mapped[str | None] = mapped_column(
+        String(32),
+        index=True,
+        comment="Hash of the folded text's first 60 characters: shared by rulings that begin "
+        "alike (near_duplicate_rulings).",
+    )
     origin: Mapped[str | None] = mapped_column(
         String(16), comment="Who wrote it, where a source says: wotc or scryfall."
+    )
+
+
+class NearDuplicate(Base):
+    """Two rulings that may be one: kept up to date by kb, read by near_duplicate_rulings."""
+
+    __tablename__ = "near_duplicates"
+    __table_args__ = (
+        {
+            "comment": "Pairs of rulings that may be one ruling; kb recomputes a ruling's pairs "
+            "whenever its text is written (import, kb edit, kb revert)."
+        },
+    )
+
+    ruling_id: Mapped[int] = mapped_column(
+        ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True
+    )
+    other_ruling_id: Mapped[int] = mapped_column(
+        ForeignKey("rulings.id", ondelete="CASCADE"),
+        primary_key=True,
+        index=True,
+        comment="The later ruling of the pair (other_ruling_id > ruling_id).",
+    )
+    reason: Mapped[str] = mapped_column(
+        String(32), comment="same without symbols (a damaged copy) or same beginning."
     )
 
 

@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from kb import text as ruling_text
 from kb.db import Base, Card, CardName, CardRuling, Mechanic, Revision, Ruling, RulingTranslation
+from kb.loader import refresh_near_duplicates
 from kb.sql import QueryResult
 
 # Long enough for a queue of editors on one SQLite file; each edit holds the lock briefly.
@@ -74,10 +75,7 @@ def _table(name: str) -> Table:
 def _derived(table: str, values: Values) -> Values:
     """Columns computed from the edited ones: a ruling's keys follow its text."""
     if table == "rulings" and "text" in values:
-        return {
-            "text_key": ruling_text.text_key(values["text"]),
-            "skeleton_key": ruling_text.skeleton_key(values["text"]),
-        }
+        return ruling_text.ruling_keys(values["text"])
     return {}
 
 
@@ -108,6 +106,8 @@ def _apply(connection: Connection, change: Change) -> None:
             f"{change.table} {_describe_key(change.key)} was changed by someone else since you "
             "read it; nothing was written. Read it again and redo your edit."
         )
+    if change.table == "rulings" and "text" in (change.new or {}):
+        refresh_near_duplicates(connection, [change.key["id"]])
 
 
 def _integrity_error(change: Change, error: IntegrityError) -> EditError:

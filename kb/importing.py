@@ -193,7 +193,17 @@ def run_import(
                     report(item.size)
                     continue
                 records_loaded += _load_file(item, loader, parsed, options, report)
-            return loader.finish()
+            summary = loader.finish()
+    if summary.changed:
+        _refresh_statistics(engine)
+    return summary
+
+
+def _refresh_statistics(engine: Engine) -> None:
+    """Planner statistics for what the import wrote: SQLite keeps none until ANALYZE, and
+    PostgreSQL's autovacuum may come minutes later; until then the saved queries' plans guess."""
+    with engine.begin() as connection:
+        connection.exec_driver_sql("ANALYZE")
 
 
 def _imported_before(connection: Connection, items: list[InputFile]) -> set[InputFile]:

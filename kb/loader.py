@@ -30,7 +30,7 @@ from kb.records import (
     RulingRecord,
 )
 from kb.tagging import MechanicMatcher, slugify_mechanic, word_pattern
-from kb.text import better_text, has_symbols, normalize, skeleton_key, text_key
+from kb.text import better_text, has_symbols, normalize, ruling_keys, text_key
 
 BATCH_SIZE = 2000
 HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
@@ -55,6 +55,60 @@ def chunks(items: Iterable[T], size: int = IN_CHUNK) -> Iterator[list[T]]:
     iterator = iter(items)
     while chunk := list(islice(iterator, size)):
         yield chunk
+
+
+near_duplicates = db.Base.metadata.tables["near_duplicates"]
+SAME_WITHOUT_SYMBOLS = "same without symbols"
+SAME_BEGINNING = "same beginning"
+NEAR_LENGTH_SLACK = 10
+"""Rulings that begin alike are near duplicates when their lengths differ by at most this."""
+NEAR_DUPLICATES_LOCK = 0x6B625F6E656172  # "kb_near": a PostgreSQL advisory lock key
+
+
+def refresh_near_duplicates(connection: Connection, ruling_ids: Iterable[int]) -> None:
+    """Recompute the near_duplicates pairs of ``ruling_ids``, whose text was just written.
+
+    Two rulings are near duplicates when their texts without mana symbols are the same (a
+    damaged copy) or when their folded texts begin alike and their lengths are within
+    ``NEAR_LENGTH_SLACK``. Finding every pair reads every ruling's keys, too slow for an
+    editor's query; a ruling's pairs change only when its text does, so they are kept here.
+    """
+    ids = sorted(set(ruling_ids))
+    if not ids:
+        return
+    if connection.dialect.name == "postgresql":
+        # Two transactions refreshing rulings that pair with each other would each compare with
+        # the other's old text (READ COMMITTED); taken in turn, the later one sees the earlier
+        # one's text and pairs. SQLite lets one transaction write at a time already.
+        connection.execute(select(func.pg_advisory_xact_lock(NEAR_DUPLICATES_LOCK)))
+    for chunk in chunks(ids):
+        connection.execute(
+            near_duplicates.delete().where(
+                near_duplicates.c.ruling_id.in_(chunk)
+                | near_duplicates.c.other_ruling_id.in_(chunk)
+            )
+        )
+    a, b = rulings.alias("a"), rulings.alias("b")
+    same_skeleton = b.c.skeleton_key == a.c.skeleton_key
+    same_beginning = and_(
+        b.c.head_key == a.c.head_key,
+        func.abs(func.length(a.c.text) - func.length(b.c.text)) <= NEAR_LENGTH_SLACK,
+    )
+    pairs: dict[tuple[int, int], str] = {}
+    for chunk in chunks(ids):
+        query = (
+            select(a.c.id, b.c.id, same_skeleton)
+            .select_from(a.join(b, and_(b.c.id != a.c.id, same_skeleton | same_beginning)))
+            .where(a.c.id.in_(chunk))
+        )
+        for ruling_id, other_id, damaged in connection.execute(query):
+            reason = SAME_WITHOUT_SYMBOLS if damaged else SAME_BEGINNING
+            pairs[(min(ruling_id, other_id), max(ruling_id, other_id))] = reason
+    for batch in chunks(pairs, BATCH_SIZE):
+        connection.execute(
+            insert(near_duplicates),
+            [{"ruling_id": x, "other_ruling_id": y, "reason": pairs[(x, y)]} for x, y in batch],
+        )
 
 
 @dataclass
@@ -136,6 +190,7 @@ class Loader:
             for row in connection.execute(select(mechanics))
         }
         self._touched_rulings: set[int] = set()
+        self._texts_written: set[int] = set()
         self._cards_loaded: set[int] = set()
         self._retag_everything = False
 
@@ -560,32 +615,27 @@ class Loader:
                     self._set_ruling(row.id, origin=origin)
         self.summary.counts["rulings reused"] += len(known)
         missing = {
-            key: (record, skeleton_key(record.text))
+            key: (record, ruling_keys(record.text))
             for key, record in texts.items()
             if key not in known
         }
-        skeletons = self._rulings_by_skeleton({skeleton for _, skeleton in missing.values()})
+        skeletons = self._rulings_by_skeleton(
+            {keys["skeleton_key"] for _, keys in missing.values()}
+        )
         new_rows = []
-        for key, (record, skeleton) in missing.items():
-            variant = self._damaged_variant(record.text, skeletons.get(skeleton))
+        for key, (record, keys) in missing.items():
+            variant = self._damaged_variant(record.text, skeletons.get(keys["skeleton_key"]))
             if variant is not None:
                 kept = better_text(variant["text"], record.text)
-                if kept != variant["text"]:
-                    self._set_ruling(variant["id"], text=kept, text_key=key)
+                if kept != variant["text"]:  # the incoming text, whose keys these are
+                    self._set_ruling(variant["id"], text=kept, **keys)
                     variant["text"] = kept
                     self.summary.counts["rulings improved"] += 1
                 else:
                     self.summary.counts["rulings reused"] += 1
                 known[key] = variant["id"]
                 continue
-            new_rows.append(
-                {
-                    "text": record.text.strip(),
-                    "text_key": key,
-                    "skeleton_key": skeleton,
-                    "origin": record.origin,
-                }
-            )
+            new_rows.append({"text": record.text.strip(), **keys, "origin": record.origin})
         if new_rows:
             # One statement per batch; RETURNING gives the new ids in insertion order.
             returned = self.connection.execute(
@@ -597,6 +647,7 @@ class Loader:
             for row in returned:
                 known[row.text_key] = row.id
                 self._touched_rulings.add(row.id)
+                self._texts_written.add(row.id)
             self.summary.counts["rulings new"] += len(new_rows)
         return known
 
@@ -625,6 +676,8 @@ class Loader:
     def _set_ruling(self, ruling_id: int, **values: Any) -> None:
         self.connection.execute(update(rulings).where(rulings.c.id == ruling_id).values(**values))
         self._touched_rulings.add(ruling_id)
+        if "text" in values:
+            self._texts_written.add(ruling_id)
 
     def _upsert_card_rulings(self, links: dict[tuple[int, int], RulingRecord]) -> None:
         existing: dict[tuple[int, int], Any] = {}
@@ -719,6 +772,7 @@ class Loader:
         matcher = self._matcher()
         for chunk in chunks(list(ruling_ids)):
             self._tag_rulings(chunk, matcher)
+        refresh_near_duplicates(self.connection, self._texts_written)
         return self.summary
 
     def _retag_cards(self) -> None:

@@ -57,8 +57,32 @@ def has_symbols(text: str) -> bool:
 
 def skeleton_key(text: str) -> str:
     """Key of the folded text without mana symbols: shared by a ruling and its damaged copies."""
-    stripped = _SPACE.sub(" ", _SYMBOL.sub("", normalize(text))).strip()
-    return _digest(_SPACE_BEFORE_PUNCTUATION.sub("", stripped))
+    return _digest(_skeleton(normalize(text)))
+
+
+def _skeleton(folded: str) -> str:
+    stripped = _SPACE.sub(" ", _SYMBOL.sub("", folded)).strip()
+    return _SPACE_BEFORE_PUNCTUATION.sub("", stripped)
+
+
+HEAD_LENGTH = 60
+"""Rulings whose folded texts begin with this many characters alike may be one ruling."""
+
+
+def head_key(text: str) -> str:
+    """Key of the folded text's first ``HEAD_LENGTH`` characters: shared by near duplicates."""
+    return _digest(normalize(text)[:HEAD_LENGTH])
+
+
+def ruling_keys(text: str) -> dict[str, str]:
+    """The keys a ruling stores beside its text, by column: they change whenever it does.
+    (The text is folded once for all three: an import computes them for every new ruling.)"""
+    folded = normalize(text)
+    return {
+        "text_key": _digest(folded),
+        "skeleton_key": _digest(_skeleton(folded)),
+        "head_key": _digest(folded[:HEAD_LENGTH]),
+    }
 
 
 def better_text(kept: str, incoming: str) -> str:

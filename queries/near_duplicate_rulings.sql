@@ -1,23 +1,10 @@
 -- title: Near-duplicate ruling texts
--- description: Pairs of rulings that may be one ruling: the same text without mana symbols (a damaged copy), or the same first 60 characters and lengths within 10 characters.
--- Each kind of pair is found by an equality join (on the indexed skeleton_key, and on the first
--- 60 characters, which the database hashes or indexes on the fly): comparing every ruling with
--- every other would take minutes on the full corpus.
-WITH heads AS (
-  SELECT id, substr(text, 1, 60) AS head, length(text) AS size FROM rulings
-), pairs AS (
-  SELECT a.id AS ruling_id, b.id AS other_ruling_id
-  FROM rulings a JOIN rulings b ON b.skeleton_key = a.skeleton_key AND b.id > a.id
-  UNION
-  SELECT a.id, b.id
-  FROM heads a JOIN heads b ON b.head = a.head AND b.id > a.id
-  WHERE abs(a.size - b.size) <= 10
-)
-SELECT a.id AS ruling_id, b.id AS other_ruling_id,
-       CASE WHEN a.skeleton_key = b.skeleton_key THEN 'same without symbols'
-            ELSE 'same beginning' END AS reason,
-       a.text AS ruling, b.text AS other_ruling
-FROM pairs p
-JOIN rulings a ON a.id = p.ruling_id
-JOIN rulings b ON b.id = p.other_ruling_id
-ORDER BY a.id, b.id
+-- description: Pairs of rulings that may be one ruling: the same text without mana symbols (a damaged copy), or the same first 60 characters (typography folded) and lengths within 10 characters.
+-- The pairs are kept in near_duplicates (kb recomputes a ruling's pairs whenever its text is
+-- written): finding them reads every ruling's keys. The texts are looked up pair by pair, as a
+-- join would have PostgreSQL hash every ruling.
+SELECT p.ruling_id, p.other_ruling_id, p.reason,
+       (SELECT r.text FROM rulings r WHERE r.id = p.ruling_id) AS ruling,
+       (SELECT r.text FROM rulings r WHERE r.id = p.other_ruling_id) AS other_ruling
+FROM near_duplicates p
+ORDER BY p.ruling_id, p.other_ruling_id

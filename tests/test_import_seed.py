@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from realdata import DATA
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from kb import db
+from kb import db, text
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
 
@@ -107,9 +108,31 @@ def test_damaged_copy_is_mended_whichever_arrives_first(engine: Engine, tmp_path
     assert MENDED in texts and DAMAGED not in texts
     assert count(engine, db.Ruling) == 21
     assert summary.counts["rulings improved"] == 1
+    assert_keys_and_pairs_follow_texts(engine)
     # The damaged copy arriving after the good text changes nothing.
     assert not run_import(engine, [GERMAN_PAGE]).changed
     assert MENDED in tagged_texts(engine)
+    assert_keys_and_pairs_follow_texts(engine)
+
+
+def assert_keys_and_pairs_follow_texts(engine: Engine) -> None:
+    """Every ruling's stored keys are those of its text (mended ones included), and the stored
+    near-duplicate pairs are those of all the texts, found again from scratch."""
+    with engine.connect() as connection:
+        stored = connection.execute(select(db.Ruling)).all()
+        pairs = connection.execute(select(db.NearDuplicate)).all()
+    for ruling in stored:
+        keys = text.ruling_keys(ruling.text)
+        assert {key: getattr(ruling, key) for key in keys} == keys, ruling.text
+    expected = {}
+    for a, b in combinations(sorted(stored, key=lambda ruling: ruling.id), 2):
+        if text.skeleton_key(a.text) == text.skeleton_key(b.text):
+            expected[(a.id, b.id)] = "same without symbols"
+        elif (
+            text.head_key(a.text) == text.head_key(b.text) and abs(len(a.text) - len(b.text)) <= 10
+        ):
+            expected[(a.id, b.id)] = "same beginning"
+    assert {(p.ruling_id, p.other_ruling_id): p.reason for p in pairs} == expected
 
 
 def tagged_texts(engine: Engine) -> set[str]:
@@ -191,3 +214,14 @@ def test_bad_input_aborts_and_leaves_the_store_as_it_was(
 def test_unknown_locale_option_is_an_error(engine: Engine) -> None:
     with pytest.raises(ParseError, match="unknown locale 'xx'"):
         run_import(engine, [GERMAN_PAGE], ImportOptions(locale="xx"))
+
+
+def test_an_import_leaves_planner_statistics(engine: Engine) -> None:
+    run_import(engine, [DATA])
+    statistics = {
+        "sqlite": "SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'card_rulings'",
+        "postgresql": "SELECT count(*) FROM pg_stats WHERE tablename = 'card_rulings'",
+    }
+    with engine.connect() as connection:
+        query = statistics[connection.dialect.name]
+        assert connection.exec_driver_sql(query).scalar_one() > 0

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import insert, inspect, select
+from sqlalchemy import text as sql_text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from kb import db, migrate
 from kb.db import make_engine
 from kb.locales import LOCALE_CODES
+from kb.text import head_key
 
 
 def test_upgrade_to_head_leaves_no_drift(empty_database_url: str) -> None:
@@ -43,3 +45,28 @@ def test_downgrade_to_base_and_back(empty_database_url: str) -> None:
 def test_foreign_keys_are_enforced(engine: Engine) -> None:
     with pytest.raises(IntegrityError), engine.begin() as connection:
         connection.execute(insert(db.CardName).values(card_id=12345, locale="de", name="Nirgends"))
+
+
+def test_0004_fills_head_keys_and_near_duplicates_of_stored_rulings(
+    empty_database_url: str,
+) -> None:
+    engine = make_engine(empty_database_url)
+    migrate.upgrade(engine, "0003")
+    curly = "You can’t choose the same mode more than once, even when a copy of it is cast."
+    straight = "You can't choose the same mode more than once, even when a copy is cast."
+    with engine.begin() as connection:
+        for ruling_id, ruling in enumerate([curly, straight], start=1):
+            connection.execute(
+                sql_text(
+                    "INSERT INTO rulings (id, text, text_key, skeleton_key) "
+                    "VALUES (:id, :text, :key, :key)"
+                ),
+                {"id": ruling_id, "text": ruling, "key": str(ruling_id)},
+            )
+    migrate.upgrade(engine)
+    with engine.connect() as connection:
+        heads = connection.execute(select(db.Ruling.head_key).order_by(db.Ruling.id)).scalars()
+        pairs = connection.execute(select(db.NearDuplicate)).all()
+    assert list(heads) == [head_key(curly), head_key(straight)]
+    assert [(p.ruling_id, p.other_ruling_id, p.reason) for p in pairs] == [(1, 2, "same beginning")]
+    engine.dispose()

@@ -6,7 +6,8 @@ import csv
 import io
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import select
+from test_import_seed import assert_keys_and_pairs_follow_texts
 from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits
@@ -79,26 +80,35 @@ def test_undated_links(demo_url: str) -> None:  # noqa: F811
 def test_near_duplicate_rulings(demo_url: str) -> None:  # noqa: F811
     assert rows(demo_url, "near_duplicate_rulings") == []
     engine = make_engine(demo_url)
-    with engine.begin() as connection:  # a damaged copy the importer would have merged
-        connection.execute(
-            insert(db.Ruling).values(
-                id=100,
-                text="If the copied permanent has in its mana cost, X is 0 .",
-                text_key="damaged",
-                skeleton_key=connection.execute(
-                    db.Ruling.__table__.select().where(
-                        db.Ruling.text.like("If the copied permanent has%")
-                    )
-                )
-                .one()
-                .skeleton_key,
-            )
-        )
+    # Ruling 16 is a damaged copy (its {X} was lost); ruling 21 edited into the good text.
+    edits.set_ruling_text(
+        engine, "ann", 21, "If the copied permanent has {X} in its mana cost, X is 0."
+    )
+    assert_keys_and_pairs_follow_texts(engine)
     engine.dispose()
     pairs = rows(demo_url, "near_duplicate_rulings")
-    assert [(row["other_ruling_id"], row["reason"]) for row in pairs] == [
-        ("100", "same without symbols")
+    assert [(row["ruling_id"], row["other_ruling_id"], row["reason"]) for row in pairs] == [
+        ("16", "21", "same without symbols")
     ]
+
+
+def test_near_duplicates_begin_alike_once_typography_is_folded(demo_url: str) -> None:  # noqa: F811
+    engine = make_engine(demo_url)
+    with engine.connect() as connection:
+        token = connection.execute(select(db.Ruling.text).where(db.Ruling.id == 6)).scalar_one()
+    assert "’" in token[:60]
+    # Ruling 10 edited to ruling 6's beginning with a straight apostrophe: kb's heads are
+    # folded, so the pair is found; the revert restores ruling 10's key with its text.
+    edits.set_ruling_text(engine, "ann", 10, token.replace("’", "'") + " (707.2)")
+    assert_keys_and_pairs_follow_texts(engine)
+    pairs = rows(demo_url, "near_duplicate_rulings")
+    assert [(row["ruling_id"], row["other_ruling_id"], row["reason"]) for row in pairs] == [
+        ("6", "10", "same beginning")
+    ]
+    edits.revert(engine, "bob", 1)
+    assert_keys_and_pairs_follow_texts(engine)
+    engine.dispose()
+    assert rows(demo_url, "near_duplicate_rulings") == []
 
 
 def test_translations_to_review(demo_url: str) -> None:  # noqa: F811

@@ -1,0 +1,139 @@
+"""Near-duplicate rulings: an indexed key of each ruling's beginning, and the pairs kept in
+near_duplicates; card_rulings_view lets the planner drop the tables a query does not read.
+
+Revision ID: 0004
+Revises: 0003
+Create Date: 2026-11-29
+"""
+
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+import sqlalchemy as sa
+from alembic import op
+
+# What kb's loader and edits compute, not copies: stored keys and pairs must match theirs.
+from kb.loader import refresh_near_duplicates
+from kb.text import head_key
+
+revision: str = "0004"
+down_revision: str | None = "0003"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+HEAD_KEY_COMMENT = (
+    "Hash of the folded text's first 60 characters: shared by rulings that begin alike "
+    "(near_duplicate_rulings)."
+)
+NEAR_DUPLICATES_COMMENT = (
+    "Pairs of rulings that may be one ruling; kb recomputes a ruling's pairs whenever its text "
+    "is written (import, kb edit, kb revert)."
+)
+BACKFILL_BATCH = 5000
+
+
+def _editors() -> ModuleType:
+    """Migration 0002, whose view builder this one reuses (and whose view it restores)."""
+    path = Path(__file__).with_name("0002_editors.py")
+    spec = importlib.util.spec_from_file_location("kb_migration_0002", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _card_rulings_view(editors: ModuleType) -> str:
+    # Every link has its card and its ruling, so LEFT JOIN gives the same rows as JOIN; it lets
+    # PostgreSQL (and SQLite) leave out a joined table whose columns a query does not read,
+    # which on PostgreSQL halves the planning of a lookup by localized name.
+    ruling_tags = editors._ordered_list(
+        "m.slug",
+        "ruling_mechanics rm JOIN mechanics m ON m.id = rm.mechanic_id "
+        "WHERE rm.ruling_id = cr.ruling_id",
+    )
+    return f"""
+        SELECT cr.card_id AS card_id, c.name AS card, l.code AS locale,
+               n.name AS localized_name, cr.ruling_id AS ruling_id, r.text AS ruling,
+               cr.published_on, cr.position, {ruling_tags} AS mechanics
+        FROM card_rulings cr
+        LEFT JOIN cards c ON c.id = cr.card_id
+        LEFT JOIN rulings r ON r.id = cr.ruling_id
+        CROSS JOIN locales l
+        LEFT JOIN card_names n ON n.card_id = cr.card_id AND n.locale = l.code"""
+
+
+def _replace_view(definition: str) -> None:
+    op.execute("DROP VIEW card_rulings_view")
+    op.execute(f"CREATE VIEW card_rulings_view AS {definition}")
+
+
+def _fill_head_keys() -> None:
+    connection = op.get_bind()
+    rulings = sa.table("rulings", sa.column("id"), sa.column("text"), sa.column("head_key"))
+    rows = connection.execute(sa.select(rulings.c.id, rulings.c.text)).all()
+    update = (
+        sa.update(rulings)
+        .where(rulings.c.id == sa.bindparam("ruling_id"))
+        .values(head_key=sa.bindparam("key"))
+    )
+    for start in range(0, len(rows), BACKFILL_BATCH):
+        batch = rows[start : start + BACKFILL_BATCH]
+        connection.execute(update, [{"ruling_id": id_, "key": head_key(t)} for id_, t in batch])
+
+
+def upgrade() -> None:
+    op.add_column(
+        "rulings", sa.Column("head_key", sa.String(32), nullable=True, comment=HEAD_KEY_COMMENT)
+    )
+    _fill_head_keys()
+    op.create_index(op.f("ix_rulings_head_key"), "rulings", ["head_key"])
+    _create_near_duplicates()
+    _replace_view(_card_rulings_view(_editors()))
+
+
+def _create_near_duplicates() -> None:
+    op.create_table(
+        "near_duplicates",
+        sa.Column("ruling_id", sa.Integer(), nullable=False),
+        sa.Column(
+            "other_ruling_id",
+            sa.Integer(),
+            nullable=False,
+            comment="The later ruling of the pair (other_ruling_id > ruling_id).",
+        ),
+        sa.Column(
+            "reason",
+            sa.String(32),
+            nullable=False,
+            comment="same without symbols (a damaged copy) or same beginning.",
+        ),
+        sa.ForeignKeyConstraint(
+            ["ruling_id"],
+            ["rulings.id"],
+            name=op.f("fk_near_duplicates_ruling_id_rulings"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["other_ruling_id"],
+            ["rulings.id"],
+            name=op.f("fk_near_duplicates_other_ruling_id_rulings"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("ruling_id", "other_ruling_id", name=op.f("pk_near_duplicates")),
+        comment=NEAR_DUPLICATES_COMMENT,
+    )
+    op.create_index(
+        op.f("ix_near_duplicates_other_ruling_id"), "near_duplicates", ["other_ruling_id"]
+    )
+    connection = op.get_bind()
+    ruling_ids = connection.execute(sa.text("SELECT id FROM rulings")).scalars()
+    refresh_near_duplicates(connection, ruling_ids)
+
+
+def downgrade() -> None:
+    _replace_view(_editors()._views()["card_rulings_view"])
+    op.drop_table("near_duplicates")
+    op.drop_index(op.f("ix_rulings_head_key"), table_name="rulings")
+    op.drop_column("rulings", "head_key")
