@@ -530,6 +530,7 @@ def build(
     shares = [by_id[start : start + CARDS_PER_TASK] for start in range(0, count, CARDS_PER_TASK)]
     names = [""] * count
     loaded(count * len(built))
+    render.prepare(options.locales)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         for locale in options.locales:

@@ -10,12 +10,21 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from types import CodeType
 from typing import Any, TypeVar
 from xml.sax.saxutils import escape as xml_escape
 
 from babel import Locale as BabelLocale
-from babel.dates import format_date
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, select_autoescape
+from babel.dates import DateTimePattern, get_date_format
+from jinja2 import (
+    BytecodeCache,
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    Template,
+    select_autoescape,
+)
+from jinja2.bccache import Bucket
 from markupsafe import Markup, escape
 from pyuca import Collator
 
@@ -95,7 +104,16 @@ def _published(day: dt.date | None, locale: Locale) -> tuple[str, str] | None:
     many rulings."""
     if day is None:
         return None
-    return day.isoformat(), format_date(day, "medium", locale=locale.babel)
+    pattern, babel_locale = _medium_date(locale)
+    return day.isoformat(), pattern.apply(day, babel_locale)
+
+
+@cache
+def _medium_date(locale: Locale) -> tuple[DateTimePattern, BabelLocale]:
+    """CLDR's medium date pattern, parsed once per locale (babel.dates.format_date parses it
+    on every call)."""
+    babel_locale = BabelLocale.parse(locale.babel)
+    return get_date_format("medium", locale=babel_locale), babel_locale
 
 
 @cache
@@ -172,11 +190,41 @@ def local_name(named: CardEntry | MechanicView, locale: Locale) -> str:
     return named.name_in(locale.code) or named.name
 
 
+class _CompiledOnce(BytecodeCache):
+    """Templates compiled once for every locale's environment: the environments differ only
+    in their globals (translations, locale), which compiled code looks up when it runs."""
+
+    def __init__(self) -> None:
+        self._codes: dict[str, tuple[str, CodeType]] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        found = self._codes.get(bucket.key)
+        if found is not None and found[0] == bucket.checksum:
+            bucket.code = found[1]
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        if bucket.code is not None:
+            self._codes[bucket.key] = (bucket.checksum, bucket.code)
+
+
+_COMPILED = _CompiledOnce()
+TEMPLATES = ("card.html", "_card.html", "_rulings.html", "cards.html", "mechanic.html", "home.html")
+"""The templates of the locale folders' pages."""
+
+
+def prepare(locales: Iterable[Locale]) -> None:
+    """Load the locales' templates now: build workers forked afterwards inherit them."""
+    for locale in locales:
+        for name in TEMPLATES:
+            _template(locale, name)
+
+
 @cache
 def environment(code: str) -> Environment:
     locale = BY_CODE[code]
     env = Environment(
         loader=FileSystemLoader(resource_dir("templates")),
+        bytecode_cache=_COMPILED,
         autoescape=select_autoescape(default=True, default_for_string=True),
         extensions=["jinja2.ext.i18n"],
         undefined=StrictUndefined,
