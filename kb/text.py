@@ -55,11 +55,6 @@ def has_symbols(text: str) -> bool:
     return _SYMBOL.search(text) is not None
 
 
-def skeleton_key(text: str) -> str:
-    """Key of the folded text without mana symbols: shared by a ruling and its damaged copies."""
-    return _digest(_skeleton(normalize(text)))
-
-
 def _skeleton(folded: str) -> str:
     stripped = _SPACE.sub(" ", _SYMBOL.sub("", folded)).strip()
     return _SPACE_BEFORE_PUNCTUATION.sub("", stripped)
@@ -80,6 +75,7 @@ def ruling_keys(text: str) -> dict[str, str]:
     folded = normalize(text)
     return {
         "text_key": _digest(folded),
+        # Without mana symbols: shared by a ruling and its damaged copies.
         "skeleton_key": _digest(_skeleton(folded)),
         "head_key": _digest(folded[:HEAD_LENGTH]),
     }

@@ -9,7 +9,7 @@ from babel.dates import format_date
 
 from kb.importers.seed_pages import parse_page
 from kb.locales import BY_CODE, LOCALE_CODES, canonical_locale
-from kb.text import better_text, normalize, skeleton_key, text_key
+from kb.text import better_text, normalize, ruling_keys, text_key
 
 
 def test_typography_alone_does_not_make_another_ruling() -> None:
@@ -24,7 +24,7 @@ def test_a_copy_that_lost_its_mana_symbols_shares_the_skeleton() -> None:
     mended = "If the copied permanent has {X} in its mana cost, X is 0."
     damaged = "If the copied permanent has in its mana cost, X is 0."
     assert text_key(mended) != text_key(damaged)
-    assert skeleton_key(mended) == skeleton_key(damaged)
+    assert ruling_keys(mended)["skeleton_key"] == ruling_keys(damaged)["skeleton_key"]
     assert better_text(damaged, mended) == mended
     assert better_text(mended, damaged) == mended
 
