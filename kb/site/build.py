@@ -274,7 +274,8 @@ class _Job:
     card_pages: CardPages
     fingerprints: Fingerprints
     mechanics: str
-    """The fingerprint of the mechanics' names, which card pages show on ruling tags."""
+    """The fingerprint of the mechanics (keys, file names, names), which card pages show on
+    ruling tags and the other pages list."""
     locales: tuple[int, ...]
     """Indexes in LOCALES of the locales built."""
 
@@ -428,17 +429,15 @@ def _plan_other_pages(
     index: SiteIndex,
     options: BuildOptions,
     fingerprints: Fingerprints,
+    mechanic_list: str,
     names: list[str],
 ) -> Plan:
-    """The pages beside the card pages. ``names`` will hold each card's names digest by the
-    time the fingerprints are taken."""
+    """The pages beside the card pages. ``mechanic_list`` is the mechanics' fingerprint;
+    ``names`` will hold each card's names digest by the time the fingerprints are taken."""
     plan = Plan()
     localized = LocalizedCards(engine, index)
     position = cache(lambda: {card.id: number for number, card in enumerate(index.cards)})
     all_names = cache(lambda: digest("\n".join(names)))
-    mechanic_list = fingerprints.of(
-        sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
-    )
     counts = fingerprints.of(len(index.cards), index.ruling_count, mechanic_list)
     for locale in options.locales:
         plan.add(
@@ -521,7 +520,7 @@ def build(
     previous = None if full else Previous(out, manifest)
     fingerprints = Fingerprints(_code_version(options.base_url))
     mechanics = fingerprints.of(
-        sorted((key, m.slug, sorted(m.names.items())) for key, m in index.mechanics.items())
+        sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )
     built = tuple(LOCALES.index(locale) for locale in options.locales)
     count = len(index.cards)
@@ -543,7 +542,7 @@ def build(
         def meanwhile() -> tuple[Plan, OtherDone]:
             # A full build renders every other page while the workers render the cards; an
             # incremental one must first know the cards' names digests to find the stale ones.
-            plan = _plan_other_pages(engine, index, options, fingerprints, names)
+            plan = _plan_other_pages(engine, index, options, fingerprints, mechanics, names)
             return plan, _stage_others(plan, None) if full else []
 
         cards_done, (plan, others_done) = _render(shares, options.jobs, progress, meanwhile)
