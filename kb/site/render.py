@@ -234,7 +234,6 @@ def environment(code: str) -> Environment:
         auto_reload=False,
     )
     env.install_gettext_translations(translations(code), newstyle=True)  # type: ignore[attr-defined]
-    env.filters["mana"] = _cached_mana_symbols
     env.globals.update(
         locale=locale,
         locales=LOCALES,
