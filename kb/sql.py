@@ -27,15 +27,17 @@ import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import psycopg
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import InvalidRequestError
 
 from kb.resources import resource_dir
+
+if TYPE_CHECKING:
+    import psycopg
 
 READER_ROLE = "kb_reader"
 CURSOR_NAME = "kb_query"
@@ -221,6 +223,8 @@ def _run_postgresql(
         bound = compiled.construct_params(params)
     except InvalidRequestError as error:  # names the parameter that has no value
         raise QueryError(str(error).splitlines()[0]) from None
+    import psycopg  # only here: its import costs every kb command a tenth of a second
+
     with engine.connect() as connection:
         driver: psycopg.Connection[Any] = connection.connection.driver_connection  # type: ignore[assignment]
         cursor = driver.cursor()
