@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import struct
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import CodeType
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from xml.sax.saxutils import escape as xml_escape
 
 from babel import Locale as BabelLocale
@@ -126,47 +125,78 @@ _LEVELS = 4
 
 
 @cache
-def _character(character: str) -> tuple[tuple[tuple[int, ...], ...], frozenset[int]]:
-    """One character's non-zero weights per level, and the characters that would continue a
-    contraction it starts (DUCET's multi-character entries)."""
+def _character(character: str) -> tuple[tuple[str, ...], frozenset[int]]:
+    """One character's non-zero weights per level (encode_weights), and the characters that
+    would continue a contraction it starts (DUCET's multi-character entries)."""
     collator = _collator()
     node = collator.table.root.children.get(ord(character))
     elements = node.value if node is not None and node.value else None
     if elements is None:
         elements = collator.implicit_weight(ord(character))
     weights = tuple(
-        tuple(element[level] for element in elements if len(element) > level and element[level])
+        encode_weights(
+            [element[level] for element in elements if len(element) > level and element[level]]
+        )
         for level in range(_LEVELS)
     )
     return weights, frozenset(node.children or ()) if node is not None else frozenset()
 
 
-def sort_key(name: str) -> bytes:
+class _LevelWeights(dict[int, str]):
+    """A ``str.translate`` table: a character → its weights at one level, filled on demand."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.level = level
+
+    def __missing__(self, code: int) -> str:
+        weights = self[code] = _character(chr(code))[0][self.level]
+        return weights
+
+
+_LEVEL_WEIGHTS = tuple(_LevelWeights(level) for level in range(_LEVELS))
+
+
+@cache
+def _maybe_contraction() -> re.Pattern[str]:
+    """A character that begins one of DUCET's contractions, followed by one that may continue
+    it: one that continues any contraction, a combining mark, or any character beyond the
+    Basic Multilingual Plane (where combining marks are rare; sort_key checks them exactly)."""
+    root = _collator().table.root.children
+    starters = {code for code, node in root.items() if node.children}
+    followers = {code for code in starters for code in root[code].children}
+    followers.update(code for code in range(0x10000) if unicodedata.combining(chr(code)))
+    return re.compile(
+        f"[{_character_class(starters)}]([{_character_class(followers)}]|[\U00010000-\U0010ffff])"
+    )
+
+
+def _character_class(codes: Iterable[int]) -> str:
+    return "".join(re.escape(chr(code)) for code in sorted(codes))
+
+
+def sort_key(name: str) -> str:
     """The Unicode Collation Algorithm's key (DUCET): "Éclair" sorts with E, kana in gojūon
     order, Hangul in its alphabetical order.
 
-    pyuca's key, computed from cached per-character weights unless a contraction may be
-    involved (a character followed by one that continues a contraction it starts, or by a
-    combining mark): a whole site sorts hundreds of thousands of names. Packed as bytes (each
-    weight big-endian in two bytes, so bytes compare as the weights do): a tenth of the memory
-    of a tuple of ints when a locale's 30,000 names are sorted."""
+    pyuca's key (encode_weights), computed level by level with ``str.translate`` from cached
+    per-character weights unless a contraction may be involved (a character that starts one,
+    followed by one that continues it or by a combining mark): a whole site sorts hundreds of
+    thousands of names."""
     decomposed = unicodedata.normalize("NFD", name)
-    characters = [_character(character) for character in decomposed]
-    for (_weights, continuations), following in zip(characters, decomposed[1:], strict=False):
-        if continuations and (ord(following) in continuations or unicodedata.combining(following)):
-            return pack_weights(_collator().sort_key(name))
-    key: list[int] = []
-    for level in range(_LEVELS):
-        if level:
-            key.append(0)
-        for weights, _continuations in characters:
-            key.extend(weights[level])
-    return pack_weights(key)
+    if _maybe_contraction().search(decomposed):
+        characters = [_character(character) for character in decomposed]
+        for (_weights, continuations), following in zip(characters, decomposed[1:], strict=False):
+            if ord(following) in continuations or unicodedata.combining(following):
+                return encode_weights(_collator().sort_key(name))
+    return "\0".join([decomposed.translate(weights) for weights in _LEVEL_WEIGHTS])
 
 
-def pack_weights(weights: Sequence[int]) -> bytes:
-    """Collation weights (16-bit in DUCET) as bytes that compare as the weights do."""
-    return struct.pack(f">{len(weights)}H", *weights)
+def encode_weights(weights: Iterable[int]) -> str:
+    """Collation weights (16-bit in DUCET, 0 between levels) as a string of one character per
+    weight, which compares as the weights do: a tenth of the memory of a tuple of ints when a
+    locale's 30,000 names are sorted."""
+    return "".join(map(chr, weights))
 
 
 def initial(name: str) -> str:
@@ -319,6 +349,7 @@ class CardPages:
         self._frames: dict[str, str] = {}
         self._bodies: dict[tuple[str, int, bool, int, int], str] = {}
         self._items: dict[tuple[str, bool, tuple[str, ...], bool], str] = {}
+        self._last: tuple[CardView, _CardValues] | None = None
 
     def _frame(self, locale: Locale) -> str:
         """The page as a format string with slots slug, title and body."""
@@ -361,8 +392,8 @@ class CardPages:
             )
         return body
 
-    def _ruling(self, locale: Locale, ruling: RulingView) -> str:
-        """A ruling as the card page shows it."""
+    def _ruling(self, locale: Locale, ruling: RulingView, text: Markup) -> str:
+        """A ruling as the card page shows it; ``text``: its text escaped."""
         dated = ruling.published_on is not None
         translation = ruling.translations.get(locale.code)
         key = (locale.code, dated, ruling.mechanics, translation is not None)
@@ -379,32 +410,55 @@ class CardPages:
             item = self._items[key] = _format_string(
                 _rulings_module(locale).ruling_item(shape, self.mechanics, published)
             )
-        iso, day = _published(ruling.published_on, locale) or ("", "")
-        return item.format(
-            text=escape(ruling.text),
-            iso=escape(iso),
-            day=escape(day),
-            translation=escape(translation or ""),
-        )
+        iso, day = _escaped_date(ruling.published_on, locale)
+        return item.format(text=text, iso=iso, day=day, translation=escape(translation or ""))
 
     def render(self, card: CardView, locale: Locale) -> Page:
+        values = self._values(card)
         local = card.name_in(locale.code)
         naming = NO_LOCAL_NAME if not local else SAME_NAME if local == card.name else OWN_NAME
+        title = escape(local) if local else values.english
         body = self._body(
             locale, naming, bool(card.mana_cost), len(card.faces), len(card.rulings)
         ).format(
-            title=escape(local or ""),
-            english=escape(card.name),
-            cost=_cached_mana_symbols(card.mana_cost) if card.mana_cost else "",
-            **{f"face{number}": escape(face) for number, face in enumerate(card.faces)},
+            title=title if local else "",
+            english=values.english,
+            cost=values.cost,
+            **values.faces,
             **{
-                f"ruling{number}": self._ruling(locale, ruling)
-                for number, ruling in enumerate(card.rulings)
+                f"ruling{number}": self._ruling(locale, ruling, text)
+                for number, (ruling, text) in enumerate(
+                    zip(card.rulings, values.rulings, strict=True)
+                )
             },
         )
-        title = escape(local_name(card, locale))
-        path = Urls.card(locale, card)
+        path = f"{locale.folder}/cards/{card.slug}.html"
         return Page(path, self._frame(locale).format(slug=card.slug, title=title, body=body))
+
+    def _values(self, card: CardView) -> _CardValues:
+        """The card's values escaped, once for all its pages (rendered one after the other)."""
+        if self._last is None or self._last[0] is not card:
+            values = _CardValues(
+                escape(card.name),
+                _cached_mana_symbols(card.mana_cost) if card.mana_cost else "",
+                {f"face{number}": escape(face) for number, face in enumerate(card.faces)},
+                [escape(ruling.text) for ruling in card.rulings],
+            )
+            self._last = (card, values)
+        return self._last[1]
+
+
+class _CardValues(NamedTuple):
+    english: Markup
+    cost: str
+    faces: dict[str, Markup]
+    rulings: list[Markup]
+
+
+@cache
+def _escaped_date(day: dt.date | None, locale: Locale) -> tuple[Markup, Markup]:
+    iso, formatted = _published(day, locale) or ("", "")
+    return escape(iso), escape(formatted)
 
 
 NO_LOCAL_NAME, SAME_NAME, OWN_NAME = range(3)
