@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Date,
     DateTime,
     ForeignKey,
@@ -309,6 +310,27 @@ class Revision(Base):
     )
     reverts_id: Mapped[int | None] = mapped_column(
         ForeignKey("revisions.id"), comment="The revision this one undoes."
+    )
+
+
+class SiteChange(Base):
+    """A card whose pages a write may have changed (kb.changelog's triggers write these)."""
+
+    __tablename__ = "site_changes"
+    __table_args__ = (
+        {
+            "comment": "Change log for incremental site builds: one row per card a write may "
+            "have changed, written by triggers; card_id NULL means any card.",
+            "sqlite_autoincrement": True,
+        },
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    card_id: Mapped[int | None] = mapped_column(
+        Integer, comment="The card whose pages may have changed; NULL: any card."
+    )
+    transaction_id: Mapped[int | None] = mapped_column(
+        BigInteger, comment="PostgreSQL: the writing transaction (pg_current_xact_id)."
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
-from kb import db
+from kb import changelog, db
 from kb.importers import catalog, comprehensive_rules, mtgjson, scryfall, seed_pages, streams
 from kb.importers.streams import Input
 from kb.loader import BATCH_SIZE, Loader, Summary, chunks
@@ -185,6 +185,9 @@ def run_import(
 
     with engine.begin() as connection:
         skipped = set() if options.force else _imported_before(connection, streamed)
+        loading = len(skipped) < len(files)
+        if loading:
+            changelog.begin_bulk_load(connection)
         with _parsed_streams([item for item in streamed if item not in skipped]) as parsed:
             loader = Loader(connection)
             for item in files:
@@ -194,6 +197,8 @@ def run_import(
                     continue
                 records_loaded += _load_file(item, loader, parsed, options, report)
             summary = loader.finish()
+        if loading:
+            changelog.end_bulk_load(connection, summary.changed)
     if summary.changed:
         _refresh_statistics(engine)
     return summary

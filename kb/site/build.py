@@ -30,6 +30,7 @@ from typing import NamedTuple, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 
+from kb import changelog
 from kb.db import SQLITE_CACHE_KIB
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
@@ -173,42 +174,70 @@ NO_PAGE = "-" * HASH_LENGTH
 """A card's hash in a locale it has no page in (yet)."""
 
 
+MANIFEST_FORMAT = "kb-manifest 2"
+
+
+class CardRecord(NamedTuple):
+    fingerprint: str
+    """What the card's pages show; "" when some of its pages may be stale (a build of some
+    locales only saw it change)."""
+    names: str
+    """The digest of its names (Fingerprints.names), which the pages listing it depend on."""
+    hashes: str
+    """Its page hashes in the order of LOCALES, NO_PAGE where it has none."""
+
+
 @dataclass
 class Manifest:
     """The output folder's record of the pages: what each shows (fingerprint) and its bytes'
-    hash. Card pages are recorded per card, with one hash per locale, so the record has one line
+    hash, the build's code version and the store's change log position it was built from.
+    Card pages are recorded per card, with one hash per locale, so the record has one line
     per card, not one per page."""
 
-    cards: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """Card slug → (fingerprint, page hashes in the order of LOCALES, NO_PAGE where none)."""
+    version: str = ""
+    """The fingerprints' version (code and base address) of the build that wrote it."""
+    position: str = ""
+    """kb.changelog's position when that build read the store."""
+    cards: dict[str, CardRecord] = field(default_factory=dict)
+    """By card slug."""
     pages: dict[str, tuple[str, str]] = field(default_factory=dict)
     """The other pages: path → (fingerprint, hash)."""
 
     @classmethod
     def read(cls, folder: Path) -> Manifest | None:
+        """None when there is none, or one in an older format (the next build is full)."""
         try:
             text = (folder / MANIFEST).read_text("utf-8")
         except FileNotFoundError:
             return None
-        manifest = cls()
-        for line in text.splitlines():
-            kind, key, fingerprint, hashes = line.split("\t")
-            (manifest.cards if kind == "card" else manifest.pages)[key] = (fingerprint, hashes)
+        header, _, body = text.partition("\n")
+        kind, version, position = header.split("\t") if header.count("\t") == 2 else ("", "", "")
+        if kind != MANIFEST_FORMAT:
+            return None
+        manifest = cls(version, position)
+        for line in body.splitlines():
+            kind, key, *values = line.split("\t")
+            if kind == "card":
+                manifest.cards[key] = CardRecord(*values)
+            else:
+                manifest.pages[key] = (values[0], values[1])
         return manifest
 
     def write(self, folder: Path) -> None:
         temporary = folder / f"{MANIFEST}.tmp"
         with temporary.open("w", encoding="utf-8") as file:
+            file.write(f"{MANIFEST_FORMAT}\t{self.version}\t{self.position}\n")
             for kind, entries in (("card", self.cards), ("page", self.pages)):
                 file.writelines(
-                    f"{kind}\t{key}\t{fp}\t{hashes}\n"
-                    for key, (fp, hashes) in sorted(entries.items())
+                    f"{kind}\t{key}\t{chr(9).join(values)}\n"
+                    for key, values in sorted(entries.items())
                 )
         os.replace(temporary, folder / MANIFEST)
 
     def card_hashes(self, slug: str) -> list[str]:
         """A card's page hashes, one per locale of LOCALES."""
-        hashes = self.cards.get(slug, ("", NO_PAGE * len(LOCALES)))[1]
+        record = self.cards.get(slug)
+        hashes = record.hashes if record is not None else NO_PAGE * len(LOCALES)
         return [hashes[start : start + HASH_LENGTH] for start in range(0, len(hashes), HASH_LENGTH)]
 
 
@@ -352,21 +381,24 @@ def _render_cards(share: list[int]) -> list[CardResult]:
         )
     # Most rulings stand on one card: a cache kept across shares would only grow.
     job.fingerprints.forget_rulings()
+    every_locale = len(job.locales) == len(LOCALES)
     results = []
     for position, card in zip(share, cards, strict=True):
         names = job.fingerprints.names(card)
         fingerprint = job.fingerprints.card(card, names, job.mechanics)
-        recorded, recorded_hashes = job.manifest.cards.get(card.slug, ("", ""))
-        if job.previous is None or recorded != fingerprint:
+        record = job.manifest.cards.get(card.slug)
+        if job.previous is None or record is None or record.fingerprint != fingerprint:
             stale: Sequence[int] = job.locales
         else:
-            stale = job.previous.missing_pages(card, recorded_hashes, job.locales)
+            stale = job.previous.missing_pages(card, record.hashes, job.locales)
         hashes = job.manifest.card_hashes(card.slug)
         written = 0
         for locale in stale:
             page = job.card_pages.render(card, LOCALES[locale])
             hashes[locale], changed = job.stage(page, hashes[locale])
             written |= changed << locale
+        if not every_locale and (record is None or record.fingerprint != fingerprint):
+            fingerprint = ""  # its pages in the locales not built are not of this fingerprint
         results.append(
             CardResult(position, fingerprint, names, "".join(hashes), len(stale), written)
         )
@@ -512,11 +544,13 @@ def build(
     once the store's index is read; ``progress`` hears of each share done."""
     global _job
     with _reading(engine) as connection:
+        position = changelog.position(connection)  # before the data: later writes come after it
         index = load_index(connection)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    manifest = (Manifest.read(out) if out.is_dir() else None) or Manifest()
-    full = options.full or not (out / MANIFEST).is_file()
+    recorded = Manifest.read(out) if out.is_dir() else None
+    full = options.full or recorded is None
+    manifest = recorded or Manifest()
     previous = None if full else Previous(out, manifest)
     fingerprints = Fingerprints(_code_version(options.base_url))
     mechanics = fingerprints.of(
@@ -524,11 +558,19 @@ def build(
     )
     built = tuple(LOCALES.index(locale) for locale in options.locales)
     count = len(index.cards)
-    # Shares of cards adjacent by id: each is read with a range of ids.
-    by_id = sorted(range(count), key=lambda position: index.cards[position].id)
-    shares = [by_id[start : start + CARDS_PER_TASK] for start in range(0, count, CARDS_PER_TASK)]
+    unchanged: list[CardResult] = []
+    looked_at: Sequence[int] = range(count)
+    if previous is not None and manifest.version == fingerprints.version and manifest.position:
+        with _reading(engine) as connection:
+            changed = changelog.changed_cards(connection, manifest.position)
+        if changed is not None:
+            unchanged, looked_at = _split_unchanged(index, previous, changed, built)
+    # Shares of cards adjacent by id: a full build's are read with a range of ids.
+    by_id = sorted(looked_at, key=lambda position: index.cards[position].id)
+    share = CARDS_PER_TASK
+    shares = [by_id[start : start + share] for start in range(0, len(by_id), share)]
     names = [""] * count
-    loaded(count * len(built))
+    loaded(len(by_id) * len(built))
     render.prepare(options.locales)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -546,12 +588,16 @@ def build(
             return plan, _stage_others(plan, None) if full else []
 
         cards_done, (plan, others_done) = _render(shares, options.jobs, progress, meanwhile)
+        cards_done += unchanged
         for result in cards_done:
             names[result.position] = result.names
         other_fingerprints = plan.fingerprints()
         if not full:
             others_done = _stage_others(plan, other_fingerprints)
-        new = _new_manifest(index, options, cards_done, other_fingerprints, manifest, others_done)
+        new = _new_manifest(
+            index, options, cards_done, other_fingerprints, manifest, others_done,
+            fingerprints.version, position,
+        )  # fmt: skip
         written = sum(result.written.bit_count() for result in cards_done)
         written += sum(changed for _path, _hash, changed in others_done)
         gone = _gone(manifest, new, options.locales)
@@ -577,6 +623,28 @@ def build(
     pages = count * len(options.locales) + len(plan.renderers)
     rendered = sum(result.rendered for result in cards_done) + len(others_done)
     return BuildResult(out, pages, written, len(gone), rendered)
+
+
+def _split_unchanged(
+    index: SiteIndex, previous: Previous, changed: set[int], built: Sequence[int]
+) -> tuple[list[CardResult], list[int]]:
+    """The cards the change log says are unchanged since the previous build, as that build
+    recorded them, and the positions of the others (changed, new, renamed, stale in some
+    locale or with a page missing), which are read and fingerprinted."""
+    unchanged = []
+    looked_at = []
+    for position, card in enumerate(index.cards):
+        record = previous.manifest.cards.get(card.slug)
+        if (
+            card.id in changed
+            or record is None
+            or not record.fingerprint
+            or previous.missing_pages(card, record.hashes, built)
+        ):
+            looked_at.append(position)
+        else:
+            unchanged.append(CardResult(position, *record, rendered=0, written=0))
+    return unchanged, looked_at
 
 
 def _written(index: SiteIndex, cards_done: list[CardResult], others_done: OtherDone) -> list[str]:
@@ -649,19 +717,23 @@ def _new_manifest(
     other_fingerprints: dict[str, str],
     old: Manifest,
     others_done: OtherDone,
+    version: str,
+    position: str,
 ) -> Manifest:
     """The record of the new site: what was rendered, what stayed, and the pages of the locales
-    this build left out."""
-    new = Manifest()
+    this build left out; ``position``: the change log's when the store was read."""
+    new = Manifest(version, position)
     for result in cards_done:
-        new.cards[index.cards[result.position].slug] = (result.fingerprint, result.hashes)
+        new.cards[index.cards[result.position].slug] = CardRecord(
+            result.fingerprint, result.names, result.hashes
+        )
     built = {LOCALES.index(locale) for locale in options.locales}
-    for slug, (fingerprint, _hashes) in old.cards.items():
+    for slug, record in old.cards.items():
         if slug in new.cards:
             continue
         kept = [h if i not in built else NO_PAGE for i, h in enumerate(old.card_hashes(slug))]
         if any(h != NO_PAGE for h in kept):  # a deleted card's pages in the other locales
-            new.cards[slug] = (fingerprint, "".join(kept))
+            new.cards[slug] = record._replace(hashes="".join(kept))
     new.pages = {
         path: entry for path, entry in old.pages.items() if not _in_locales(path, options.locales)
     }
@@ -675,8 +747,9 @@ def _gone(old: Manifest, new: Manifest, locales: Sequence[Locale]) -> list[str]:
     """Pages of the previous site that the new one no longer has."""
     gone = [path for path in old.pages if path not in new.pages]
     built = [LOCALES.index(locale) for locale in locales]
-    for slug, (_fingerprint, hashes) in old.cards.items():
-        if NO_PAGE not in hashes and new.cards.get(slug, ("", ""))[1] == hashes:
+    for slug, record in old.cards.items():
+        kept = new.cards.get(slug)
+        if NO_PAGE not in record.hashes and kept is not None and kept.hashes == record.hashes:
             continue
         before = old.card_hashes(slug)
         after = new.card_hashes(slug)

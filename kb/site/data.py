@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, select
 from sqlalchemy.engine import Connection
 
 from kb import db
@@ -21,8 +21,9 @@ from kb.site.paths import unique_slugs
 
 RESERVED_SLUGS = frozenset({"index"})
 """File names the site uses itself in the cards/ and mechanics/ folders."""
-LOCALIZED_BY_ID = 1000
-"""Up to this many cards, their localized names are read by id, beyond it all of a locale's."""
+READ_BY_ID = 1000
+"""Up to this many cards are read by their ids; more, by a range of ids (their localized names:
+all of a locale's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +191,7 @@ def localized_cards(
 ) -> dict[int, CardEntry]:
     """These cards with their names in ``locale`` (where they have one), by id."""
     query = select(db.CardName.card_id, db.CardName.name).where(db.CardName.locale == locale)
-    if len(entries) <= LOCALIZED_BY_ID:
+    if len(entries) <= READ_BY_ID:
         query = query.where(db.CardName.card_id.in_([entry.id for entry in entries]))
     names = {card_id: name for card_id, name in connection.execute(query).all()}
     return {
@@ -206,26 +207,29 @@ def load_cards(
 ) -> list[CardView]:
     """These cards whole: names in every locale, faces, rulings in publication order.
 
-    Read by id range, the cheapest query there is: quickest when the entries are all the
-    store's cards in the range of their ids (a build's shares are)."""
+    Read by id range, the cheapest query there is when the entries are all the store's cards in
+    the range of their ids (a full build's shares are), or by id when they are few."""
     cards = {
         entry.id: CardView(name=entry.name, names={}, id=entry.id, slug=entry.slug)
         for entry in entries
     }
     if not cards:
         return []
-    first, last = min(cards), max(cards)
+
+    def of_these_cards(column: SQLColumnExpression[int]) -> ColumnElement[bool]:
+        if len(cards) <= READ_BY_ID:
+            return column.in_(sorted(cards))
+        return column.between(min(cards), max(cards))
+
     for card_id, mana_cost, type_line in connection.execute(
-        select(db.Card.id, db.Card.mana_cost, db.Card.type_line).where(
-            db.Card.id.between(first, last)
-        )
+        select(db.Card.id, db.Card.mana_cost, db.Card.type_line).where(of_these_cards(db.Card.id))
     ).all():
         if card_id in cards:
             cards[card_id].mana_cost = mana_cost
             cards[card_id].type_line = type_line
     for card_id, locale, name in connection.execute(
         select(db.CardName.card_id, db.CardName.locale, db.CardName.name)
-        .where(db.CardName.card_id.between(first, last))
+        .where(of_these_cards(db.CardName.card_id))
         .order_by(db.CardName.card_id, db.CardName.locale)
     ).all():
         if card_id in cards:
@@ -233,7 +237,7 @@ def load_cards(
     faces: dict[int, list[str]] = {}
     for card_id, name in connection.execute(
         select(db.CardFace.card_id, db.CardFace.name)
-        .where(db.CardFace.card_id.between(first, last))
+        .where(of_these_cards(db.CardFace.card_id))
         .order_by(db.CardFace.card_id, db.CardFace.position)
     ).all():
         faces.setdefault(card_id, []).append(name)
@@ -249,7 +253,7 @@ def load_cards(
             db.Ruling.text,
         )
         .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id)
-        .where(db.CardRuling.card_id.between(first, last))
+        .where(of_these_cards(db.CardRuling.card_id))
         .order_by(
             db.CardRuling.card_id,
             db.CardRuling.published_on.is_(None),
@@ -258,7 +262,7 @@ def load_cards(
             db.CardRuling.ruling_id,
         )
     ).all()
-    ruling_ids = select(db.CardRuling.ruling_id).where(db.CardRuling.card_id.between(first, last))
+    ruling_ids = select(db.CardRuling.ruling_id).where(of_these_cards(db.CardRuling.card_id))
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
     tags = _tags(connection, ruling_ids, by_id)
     translations = _translations(connection, ruling_ids)

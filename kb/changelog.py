@@ -1,0 +1,171 @@
+"""The store's change log: which cards' pages a write may have changed, for incremental builds.
+
+Triggers on every table the site shows add a row to ``site_changes`` for each card whose page a
+written row may change (a ruling's cards when the ruling's text changes); a row with no card
+means that anything may have changed. Every writer is logged, kb's own or not (``kb edit``, a
+script, ``psql``), so an incremental build reads the cards changed since its previous build
+instead of fingerprinting every card.
+
+An import writes hundreds of thousands of rows in one transaction: it turns the triggers off
+for that transaction (SQLite: drops and recreates them, which rolls back with the import;
+PostgreSQL: a transaction-local setting the triggers' WHEN clause reads) and logs a single
+"anything" row if it changed something; the next build then checks every card.
+
+Positions in the log: on SQLite the last row's id (writers are serialized, so a later write
+always gets a larger id); on PostgreSQL a snapshot (``pg_current_snapshot()``): rows whose
+transaction it does not see are those to read next time, even if they were written before the
+build but committed after it.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
+BULK_LOAD_SETTING = "kb.bulk_load"
+"""PostgreSQL: 'on' within an import's transaction, where the triggers stay silent."""
+
+CARDS_OF_ROW = {
+    "cards": "SELECT {row}.id",
+    "card_names": "SELECT {row}.card_id",
+    "card_faces": "SELECT {row}.card_id",
+    "card_rulings": "SELECT {row}.card_id",
+    "card_mechanics": "SELECT {row}.card_id",
+    "rulings": "SELECT card_id FROM card_rulings WHERE ruling_id = {row}.id",
+    "ruling_mechanics": "SELECT card_id FROM card_rulings WHERE ruling_id = {row}.ruling_id",
+    "ruling_translations": "SELECT card_id FROM card_rulings WHERE ruling_id = {row}.ruling_id",
+    # A mechanic's names and file name are on every card page that shows its tag.
+    "mechanics": "SELECT CAST(NULL AS integer)",
+    "mechanic_names": "SELECT CAST(NULL AS integer)",
+}
+"""For each table the site shows: the cards whose pages a row (NEW or OLD) is on, NULL for
+"any card"."""
+
+EVENTS = ("INSERT", "UPDATE", "DELETE")
+
+
+def _rows(event: str) -> tuple[str, ...]:
+    return {"INSERT": ("NEW",), "UPDATE": ("NEW", "OLD"), "DELETE": ("OLD",)}[event]
+
+
+def _sqlite_trigger(table: str, event: str) -> str:
+    cards = " UNION ".join(CARDS_OF_ROW[table].format(row=row) for row in _rows(event))
+    return (
+        f"CREATE TRIGGER site_changes_{table}_{event.lower()} AFTER {event} ON {table} "
+        f"FOR EACH ROW BEGIN INSERT INTO site_changes (card_id) {cards}; END"
+    )
+
+
+def _postgresql_function(table: str) -> str:
+    def insert(row: str) -> str:
+        return (
+            "INSERT INTO site_changes (card_id, transaction_id) "
+            "SELECT changed.card_id, pg_current_xact_id()::text::bigint "
+            f"FROM ({CARDS_OF_ROW[table].format(row=row)}) AS changed (card_id);"
+        )
+
+    return (
+        f"CREATE FUNCTION site_changes_{table}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+        "BEGIN\n"
+        f"  IF TG_OP <> 'DELETE' THEN {insert('NEW')} END IF;\n"
+        f"  IF TG_OP <> 'INSERT' THEN {insert('OLD')} END IF;\n"
+        "  RETURN NULL;\n"
+        "END $$"
+    )
+
+
+def _postgresql_trigger(table: str) -> str:
+    return (
+        f"CREATE TRIGGER site_changes_{table} AFTER {' OR '.join(EVENTS)} ON {table} "
+        f"FOR EACH ROW WHEN (current_setting('{BULK_LOAD_SETTING}', true) IS DISTINCT FROM 'on') "
+        f"EXECUTE FUNCTION site_changes_{table}()"
+    )
+
+
+def create_triggers(dialect: str) -> list[str]:
+    """The statements that create the log's triggers on this dialect."""
+    if dialect == "postgresql":
+        return [
+            statement
+            for table in CARDS_OF_ROW
+            for statement in (_postgresql_function(table), _postgresql_trigger(table))
+        ]
+    return [_sqlite_trigger(table, event) for table in CARDS_OF_ROW for event in EVENTS]
+
+
+def drop_triggers(dialect: str) -> list[str]:
+    """The statements that drop them."""
+    if dialect == "postgresql":
+        return [f"DROP FUNCTION site_changes_{table}() CASCADE" for table in CARDS_OF_ROW]
+    return [
+        f"DROP TRIGGER site_changes_{table}_{event.lower()}"
+        for table in CARDS_OF_ROW
+        for event in EVENTS
+    ]
+
+
+def begin_bulk_load(connection: Connection) -> None:
+    """Silence the triggers for the rest of this transaction (an import's)."""
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(f"SET LOCAL {BULK_LOAD_SETTING} = 'on'")
+        return
+    # pysqlite opens a transaction only before the first row written; the triggers must be
+    # dropped inside it, so that a failed import rolls their removal back.
+    if not connection.connection.driver_connection.in_transaction:  # type: ignore[union-attr]
+        connection.exec_driver_sql("BEGIN")
+    for statement in drop_triggers("sqlite"):
+        connection.exec_driver_sql(statement)
+
+
+def end_bulk_load(connection: Connection, changed: bool) -> None:
+    """Turn the triggers back on; log "anything may have changed" if the import wrote rows."""
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(f"SET LOCAL {BULK_LOAD_SETTING} = 'off'")
+    else:
+        for statement in create_triggers("sqlite"):
+            connection.exec_driver_sql(statement)
+    if not changed:
+        return
+    if connection.dialect.name == "postgresql":
+        connection.execute(
+            text(
+                "INSERT INTO site_changes (card_id, transaction_id) "
+                "VALUES (NULL, pg_current_xact_id()::text::bigint)"
+            )
+        )
+    else:
+        connection.execute(text("INSERT INTO site_changes (card_id) VALUES (NULL)"))
+
+
+def position(connection: Connection) -> str:
+    """The log's position now, as ``engine:value``; read it before the data a build renders."""
+    if connection.dialect.name == "postgresql":
+        snapshot = connection.execute(text("SELECT pg_current_snapshot()::text")).scalar_one()
+        return f"postgresql:{snapshot}"
+    last = connection.execute(text("SELECT max(id) FROM site_changes")).scalar()
+    return f"sqlite:{last or 0}"
+
+
+def changed_cards(connection: Connection, since: str) -> set[int] | None:
+    """The cards whose pages may have changed since ``since``; None when any may have (an
+    import, a mechanic renamed) or when ``since`` is not a position on this engine."""
+    engine, _, value = since.partition(":")
+    if engine != connection.dialect.name:
+        return None
+    if engine == "postgresql":
+        rows = connection.execute(
+            text(
+                "SELECT DISTINCT card_id FROM site_changes WHERE transaction_id >= "
+                "pg_snapshot_xmin(CAST(:since AS pg_snapshot))::text::bigint AND NOT "
+                "pg_visible_in_snapshot(CAST(transaction_id::text AS xid8), "
+                "CAST(:since AS pg_snapshot))"
+            ),
+            {"since": value},
+        )
+    else:
+        rows = connection.execute(
+            text("SELECT DISTINCT card_id FROM site_changes WHERE id > :since"),
+            {"since": int(value)},
+        )
+    cards = set(rows.scalars())
+    return None if None in cards else cards

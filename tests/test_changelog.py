@@ -1,0 +1,148 @@
+"""The store's change log and the incremental builds that read it, on each engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from realdata import DATA
+from sqlalchemy import select, text, update
+from sqlalchemy.engine import Engine
+
+from kb import changelog, db, edits
+from kb.importing import run_import
+from kb.locales import BY_CODE, LOCALES
+from kb.records import ParseError
+from kb.site.build import BuildOptions, build
+
+SPREE_MODES = "You can%t choose the same mode%"
+
+
+@pytest.fixture
+def demo_store(engine: Engine) -> Engine:
+    run_import(engine, [DATA])
+    return engine
+
+
+def _logged(engine: Engine) -> list[int | None]:
+    with engine.connect() as connection:
+        return list(
+            connection.execute(select(db.SiteChange.card_id).order_by(db.SiteChange.id)).scalars()
+        )
+
+
+def _card_ids(engine: Engine, ruling_text: str) -> list[int]:
+    with engine.connect() as connection:
+        return sorted(
+            connection.execute(
+                select(db.CardRuling.card_id)
+                .join(db.Ruling)
+                .where(db.Ruling.text.like(ruling_text))
+            ).scalars()
+        )
+
+
+def _triggers(engine: Engine) -> int:
+    query = (
+        "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'site_changes_%'"
+        if engine.dialect.name == "postgresql"
+        else "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"
+    )
+    with engine.connect() as connection:
+        return int(connection.execute(text(query)).scalar_one())
+
+
+def test_an_import_logs_one_row_for_any_card(engine: Engine) -> None:
+    triggers = _triggers(engine)
+    assert triggers == len(changelog.CARDS_OF_ROW) * (
+        1 if engine.dialect.name == "postgresql" else 3
+    )
+    run_import(engine, [DATA])
+    assert _logged(engine) == [None]
+    run_import(engine, [DATA])  # nothing changed: nothing logged
+    assert _logged(engine) == [None]
+    assert _triggers(engine) == triggers
+
+
+def test_a_failed_import_keeps_the_triggers(engine: Engine, tmp_path: Path) -> None:
+    triggers = _triggers(engine)
+    bad = tmp_path / "cards.json"
+    bad.write_text('[{"object": "card", "name": ', "utf-8")
+    with pytest.raises(ParseError):
+        run_import(engine, [DATA, bad])
+    assert _triggers(engine) == triggers
+    assert _logged(engine) == []
+
+
+def test_every_write_logs_the_cards_it_may_change(demo_store: Engine) -> None:
+    spree_cards = _card_ids(demo_store, SPREE_MODES)
+    with demo_store.begin() as connection:  # a write outside kb is logged too
+        connection.execute(
+            update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text="Edited.")
+        )
+    assert sorted(set(_logged(demo_store)[1:])) == spree_cards
+
+    with demo_store.connect() as connection:
+        since = changelog.position(connection)
+        card_id = connection.execute(
+            select(db.Card.id).where(db.Card.name == "Three Steps Ahead")
+        ).scalar_one()
+    edits.set_card_name(demo_store, "editor", "Three Steps Ahead", "fr", "Un nom")
+    with demo_store.connect() as connection:
+        assert changelog.changed_cards(connection, since) == {card_id}
+    with demo_store.begin() as connection:  # a mechanic's names are on every card page
+        connection.execute(update(db.MechanicName).values(name=db.MechanicName.name + "!"))
+    with demo_store.connect() as connection:
+        assert changelog.changed_cards(connection, since) is None
+
+
+def test_incremental_build_reads_only_the_changed_cards(demo_store: Engine, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build(demo_store, out)
+    spree_cards = _card_ids(demo_store, SPREE_MODES)
+    with demo_store.begin() as connection:
+        connection.execute(
+            update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text="Edited.")
+        )
+    looked_at: list[int] = []
+    result = build(demo_store, out, loaded=looked_at.append)
+    assert looked_at == [len(spree_cards) * len(LOCALES)]
+    edited = [path for path in out.rglob("*.html") if "Edited." in path.read_text("utf-8")]
+    assert len(edited) == result.written == len(spree_cards) * len(LOCALES) + len(LOCALES)
+
+    looked_at.clear()
+    again = build(demo_store, out, loaded=looked_at.append)
+    assert (looked_at, again.written) == ([0], 0)
+
+
+def test_a_write_committed_during_a_build_is_in_the_next(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    build(demo_store, out)
+    with demo_store.connect() as writer:
+        writer.execute(
+            update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text="Late.")
+        )
+        # The build reads the store while the write is not committed yet.
+        assert build(demo_store, out).written == 0
+        writer.commit()
+    assert build(demo_store, out).written > 0
+    assert "Late." in (out / "de/cards/three-steps-ahead.html").read_text("utf-8")
+
+
+def test_a_build_of_some_locales_leaves_the_others_to_the_next_build(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    build(demo_store, out)
+    with demo_store.begin() as connection:
+        connection.execute(
+            update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text="Edited.")
+        )
+    build(demo_store, out, BuildOptions(locales=(BY_CODE["de"],)))
+    assert "Edited." not in (out / "it/cards/three-steps-ahead.html").read_text("utf-8")
+    build(demo_store, out)
+    for locale in LOCALES:
+        page = out / locale.folder / "cards/three-steps-ahead.html"
+        assert "Edited." in page.read_text("utf-8"), locale.code
