@@ -340,15 +340,17 @@ class CardPages:
     of a locale only by slug, title and body, so it is rendered once per locale with slots. A
     body differs between cards of one shape (whether the name is localized and differs from
     the English one, whether there is a mana cost, how many faces and rulings) only by their
-    values, and a ruling item between rulings of one shape (dated or not, the same tags,
-    translated or not) only by text and date: each is rendered once per locale and shape, and
-    filled in with the values escaped as the templates escape them."""
+    values, and a ruling item between rulings of one shape (dated or not, tagged or not,
+    translated or not) only by text, date and tags: each is rendered once per locale and
+    shape, and filled in with the values escaped as the templates escape them; a mechanic's
+    tag is rendered once per locale."""
 
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
         self.mechanics = mechanics
         self._frames: dict[str, str] = {}
         self._bodies: dict[tuple[str, int, bool, int, int], str] = {}
-        self._items: dict[tuple[str, bool, tuple[str, ...], bool], str] = {}
+        self._items: dict[tuple[str, bool, bool, bool], str] = {}
+        self._tags: dict[tuple[str, str], str] = {}
         self._last: tuple[CardView, _CardValues] | None = None
 
     def _frame(self, locale: Locale) -> str:
@@ -396,22 +398,39 @@ class CardPages:
         """A ruling as the card page shows it; ``text``: its text escaped."""
         dated = ruling.published_on is not None
         translation = ruling.translations.get(locale.code)
-        key = (locale.code, dated, ruling.mechanics, translation is not None)
+        key = (locale.code, dated, bool(ruling.mechanics), translation is not None)
         item = self._items.get(key)
         if item is None:
             shape = RulingView(
                 0,
                 _slot("text"),
                 None,
-                ruling.mechanics,
+                (),
                 {} if translation is None else {locale.code: _slot("translation")},
             )
-            published = (_slot("iso"), _slot("day")) if dated else None
             item = self._items[key] = _format_string(
-                _rulings_module(locale).ruling_item(shape, self.mechanics, published)
+                _rulings_module(locale).ruling_item(
+                    shape,
+                    _slot("tags") if ruling.mechanics else "",
+                    (_slot("iso"), _slot("day")) if dated else None,
+                )
             )
         iso, day = _escaped_date(ruling.published_on, locale)
-        return item.format(text=text, iso=iso, day=day, translation=escape(translation or ""))
+        return item.format(
+            text=text,
+            tags="".join([self._tag(locale, mechanic) for mechanic in ruling.mechanics]),
+            iso=iso,
+            day=day,
+            translation=escape(translation or ""),
+        )
+
+    def _tag(self, locale: Locale, mechanic: str) -> str:
+        tag = self._tags.get((locale.code, mechanic))
+        if tag is None:
+            tag = self._tags[locale.code, mechanic] = _rulings_module(locale).tag(
+                self.mechanics[mechanic]
+            )
+        return tag
 
     def render(self, card: CardView, locale: Locale) -> Page:
         values = self._values(card)
