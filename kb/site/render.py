@@ -238,7 +238,14 @@ class _CompiledOnce(BytecodeCache):
 
 
 _COMPILED = _CompiledOnce()
-TEMPLATES = ("card.html", "_card.html", "_rulings.html", "cards.html", "mechanic.html", "home.html")
+TEMPLATES = (
+    "page.html",
+    "_card.html",
+    "_mechanic.html",
+    "_rulings.html",
+    "cards.html",
+    "home.html",
+)
 """The templates of the locale folders' pages."""
 
 
@@ -314,10 +321,23 @@ def _slot(name: str) -> Markup:
     return Markup(f"\ue000{name}\ue001")
 
 
-def _format_string(rendered: str) -> str:
-    """Rendered text with slots as a ``str.format`` string: filled in C, not in Python."""
-    parts = _SLOT.split(rendered.replace("{", "{{").replace("}", "}}"))
-    return "".join(f"{{{part}}}" if index % 2 else part for index, part in enumerate(parts))
+class _Slots:
+    """Rendered text with slots, filled by joining its parts (str.format would parse the whole
+    text again on every call: a card page's frame took 10 µs, joined it takes 3)."""
+
+    __slots__ = ("_first", "_rest")
+
+    def __init__(self, rendered: str) -> None:
+        parts = _SLOT.split(rendered)
+        self._first = parts[0]
+        self._rest = list(zip(parts[1::2], parts[2::2], strict=True))
+        """(slot name, the text after it) pairs."""
+
+    def fill(self, **values: str) -> str:
+        pieces = [self._first]
+        for name, text in self._rest:
+            pieces += (values[name], text)
+        return "".join(pieces)
 
 
 @dataclass(frozen=True)
@@ -331,6 +351,23 @@ class _CardShape:
 
     def name_in(self, _locale: str) -> Markup | None:
         return self.local
+
+
+@cache
+def _frame(locale: Locale, section: str) -> _Slots:
+    """The page.html frame of the locale's pages in ``section`` (cards, mechanics), as text
+    string with slots slug, title and body: the pages of a section differ only by those."""
+    slug = _slot("slug")
+    versions = [(other, f"{other.folder}/{section}/{slug}.html") for other in LOCALES]
+    page = _render(
+        locale,
+        "page.html",
+        f"{locale.folder}/{section}/{slug}.html",
+        versions,
+        title=_slot("title"),
+        body=_slot("body"),
+    )
+    return _Slots(page.text)
 
 
 class CardPages:
@@ -347,31 +384,13 @@ class CardPages:
 
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
         self.mechanics = mechanics
-        self._frames: dict[str, str] = {}
-        self._bodies: dict[tuple[str, int, bool, int, int], str] = {}
-        self._items: dict[tuple[str, bool, bool, bool], str] = {}
+        self._bodies: dict[tuple[str, int, bool, int, int], _Slots] = {}
+        self._items: dict[tuple[str, bool, bool, bool], _Slots] = {}
         self._tags: dict[tuple[str, str], str] = {}
         self._last: tuple[CardView, _CardValues] | None = None
 
-    def _frame(self, locale: Locale) -> str:
-        """The page as a format string with slots slug, title and body."""
-        frame = self._frames.get(locale.code)
-        if frame is None:
-            slug = _slot("slug")
-            versions = [(other, f"{other.folder}/cards/{slug}.html") for other in LOCALES]
-            page = _render(
-                locale,
-                "card.html",
-                f"{locale.folder}/cards/{slug}.html",
-                versions,
-                title=_slot("title"),
-                body=_slot("body"),
-            )
-            frame = self._frames[locale.code] = _format_string(page.text)
-        return frame
-
-    def _body(self, locale: Locale, naming: int, cost: bool, faces: int, rulings: int) -> str:
-        """A body as a format string with slots title, english, cost, face0..., ruling0...;
+    def _body(self, locale: Locale, naming: int, cost: bool, faces: int, rulings: int) -> _Slots:
+        """A body with slots title, english, cost, face0..., ruling0...;
         ``naming``: NO_LOCAL_NAME, SAME_NAME or OWN_NAME."""
         key = (locale.code, naming, cost, faces, rulings)
         body = self._bodies.get(key)
@@ -382,7 +401,7 @@ class CardPages:
                 local,
                 tuple(_slot(f"face{number}") for number in range(faces)),
             )
-            body = self._bodies[key] = _format_string(
+            body = self._bodies[key] = _Slots(
                 _template(locale, "_card.html").render(
                     root=CARD_ROOT,
                     show=_rulings_module(locale),
@@ -408,7 +427,7 @@ class CardPages:
                 (),
                 {} if translation is None else {locale.code: _slot("translation")},
             )
-            item = self._items[key] = _format_string(
+            item = self._items[key] = _Slots(
                 _rulings_module(locale).ruling_item(
                     shape,
                     _slot("tags") if ruling.mechanics else "",
@@ -416,7 +435,7 @@ class CardPages:
                 )
             )
         iso, day = _escaped_date(ruling.published_on, locale)
-        return item.format(
+        return item.fill(
             text=text,
             tags="".join([self._tag(locale, mechanic) for mechanic in ruling.mechanics]),
             iso=iso,
@@ -439,7 +458,7 @@ class CardPages:
         title = escape(local) if local else values.english
         body = self._body(
             locale, naming, bool(card.mana_cost), len(card.faces), len(card.rulings)
-        ).format(
+        ).fill(
             title=title if local else "",
             english=values.english,
             cost=values.cost,
@@ -452,7 +471,7 @@ class CardPages:
             },
         )
         path = f"{locale.folder}/cards/{card.slug}.html"
-        return Page(path, self._frame(locale).format(slug=card.slug, title=title, body=body))
+        return Page(path, _frame(locale, "cards").fill(slug=card.slug, title=title, body=body))
 
     def _values(self, card: CardView) -> _CardValues:
         """The card's values escaped, once for all its pages (rendered one after the other)."""
@@ -527,17 +546,17 @@ class CardList:
         self.locale = locale
         self.cards = by_local_name(cards, locale)
         self._rank = {card.id: rank for rank, card in enumerate(self.cards)}
-        self._links: dict[int, str] = {}
-        self._shapes: dict[bool, str] = {}
+        self._items: dict[int, str] = {}
+        self._shapes: dict[bool, _Slots] = {}
 
-    def links(self, ids: Iterable[int]) -> list[Markup]:
-        """These cards' links in the locale's order."""
+    def items(self, ids: Iterable[int]) -> Markup:
+        """These cards as list items, in the locale's order."""
         ranks = sorted(self._rank[card_id] for card_id in ids)
-        return [self.link(self.cards[rank]) for rank in ranks]
+        return Markup("".join([self.item(self.cards[rank]) for rank in ranks]))
 
-    def link(self, card: CardEntry) -> Markup:
-        """The card's link, as the ``card_link`` macro renders it on a page two folders deep."""
-        found = self._links.get(card.id)
+    def item(self, card: CardEntry) -> str:
+        """The card as the ``card_item`` macro renders it on a page two folders deep."""
+        found = self._items.get(card.id)
         if found is None:
             local = card.name_in(self.locale.code)
             shape = self._shapes.get(local is None)
@@ -546,38 +565,44 @@ class CardList:
                     _slot("name"), {} if local is None else {self.locale.code: _slot("name")},
                     0, _slot("slug"),
                 )  # fmt: skip
-                shape = self._shapes[local is None] = _format_string(
-                    _rulings_module(self.locale).card_link(stand_in)
+                shape = self._shapes[local is None] = _Slots(
+                    _rulings_module(self.locale).card_item(stand_in)
                 )
-            found = self._links[card.id] = shape.format(
+            found = self._items[card.id] = shape.fill(
                 name=escape(local or card.name), slug=card.slug
             )
-        return Markup(found)
+        return found
 
 
 def cards_page(cards: CardList) -> Page:
     """A locale's cards A–Z, grouped by initial letter."""
     locale = cards.locale
-    groups: dict[str, list[Markup]] = {}
+    groups: dict[str, list[str]] = {}
     for card in cards.cards:
-        groups.setdefault(initial(local_name(card, locale)), []).append(cards.link(card))
+        groups.setdefault(initial(local_name(card, locale)), []).append(cards.item(card))
     return _render(
-        locale, "cards.html", Urls.cards(locale), _versions(Urls.cards), groups=list(groups.items())
+        locale,
+        "cards.html",
+        Urls.cards(locale),
+        _versions(Urls.cards),
+        groups=[(letter, Markup("".join(items))) for letter, items in groups.items()],
     )
 
 
 def mechanic_page(site: SiteIndex, mechanic: MechanicView, cards: CardList) -> Page:
-    """A mechanic: its general rulings and its cards."""
+    """A mechanic: its general rulings and its cards (a body in the section's frame)."""
     locale = cards.locale
-    return _render(
-        locale,
-        "mechanic.html",
-        Urls.mechanic(locale, mechanic),
-        _versions(Urls.mechanic, mechanic),
+    body = _template(locale, "_mechanic.html").render(
+        root=CARD_ROOT,
+        show=_rulings_module(locale),
         mechanic=mechanic,
-        links=cards.links(mechanic.card_ids),
         mechanics=site.mechanics,
+        items=cards.items(mechanic.card_ids),
+        count=len(mechanic.card_ids),
     )
+    title = escape(local_name(mechanic, locale))
+    page = _frame(locale, "mechanics").fill(slug=mechanic.slug, title=title, body=body)
+    return Page(Urls.mechanic(locale, mechanic), page)
 
 
 def root_pages(base_url: str) -> list[Page]:
