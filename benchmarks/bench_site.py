@@ -86,10 +86,13 @@ CHILD_BUILD = """
 import json, resource, sys, time
 from pathlib import Path
 from kb.db import make_engine
+from kb.migrate import ensure_latest
 from kb.site.build import BuildOptions, build
 url, out, jobs, full = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "full"
 start = time.perf_counter()
-result = build(make_engine(url), out, BuildOptions(jobs=jobs, full=full))
+engine = make_engine(url)
+ensure_latest(engine)  # as kb build does (stores made by an older kb are migrated first)
+result = build(engine, out, BuildOptions(jobs=jobs, full=full))
 print(json.dumps({
     "seconds": time.perf_counter() - start, "pages": result.pages, "written": result.written,
     "rendered": result.rendered,
