@@ -45,6 +45,7 @@ from kb.site.data import (
     localized_cards,
 )
 from kb.site.render import (
+    ROOT_PAGES,
     CardList,
     CardPages,
     Page,
@@ -202,6 +203,9 @@ class Manifest:
     """By card slug."""
     pages: dict[str, tuple[str, str]] = field(default_factory=dict)
     """The other pages: path → (fingerprint, hash)."""
+    folders: dict[str, int] = field(default_factory=dict, compare=False)
+    """The card folders' modification times when the manifest was written: a folder whose
+    time has not changed since has every page recorded, and none other."""
 
     @classmethod
     def read(cls, folder: Path) -> Manifest | None:
@@ -211,10 +215,14 @@ class Manifest:
         except FileNotFoundError:
             return None
         header, _, body = text.partition("\n")
-        kind, version, position = header.split("\t") if header.count("\t") == 2 else ("", "", "")
-        if kind != MANIFEST_FORMAT:
+        fields = header.split("\t")
+        if len(fields) != 4 or fields[0] != MANIFEST_FORMAT:
             return None
+        _format, version, position, folders = fields
         manifest = cls(version, position)
+        for entry in filter(None, folders.split(" ")):
+            name, _, time = entry.rpartition("=")
+            manifest.folders[name] = int(time)
         for line in body.splitlines():
             kind, key, *values = line.split("\t")
             if kind == "card":
@@ -226,7 +234,8 @@ class Manifest:
     def write(self, folder: Path) -> None:
         temporary = folder / f"{MANIFEST}.tmp"
         with temporary.open("w", encoding="utf-8") as file:
-            file.write(f"{MANIFEST_FORMAT}\t{self.version}\t{self.position}\n")
+            folders = " ".join(f"{name}={time}" for name, time in _card_folder_times(folder))
+            file.write(f"{MANIFEST_FORMAT}\t{self.version}\t{self.position}\t{folders}\n")
             for kind, entries in (("card", self.cards), ("page", self.pages)):
                 file.writelines(
                     f"{kind}\t{key}\t{chr(9).join(values)}\n"
@@ -241,9 +250,17 @@ class Manifest:
         return [hashes[start : start + HASH_LENGTH] for start in range(0, len(hashes), HASH_LENGTH)]
 
 
+def _card_folder_times(site: Path) -> Iterator[tuple[str, int]]:
+    for locale in LOCALES:
+        try:
+            yield locale.folder, (site / locale.folder / "cards").stat().st_mtime_ns
+        except FileNotFoundError:
+            continue
+
+
 class Previous:
     """The previous site as an incremental build sees it: its manifest, and which files exist
-    (listed once per folder, never read)."""
+    (card folders listed once when many of their pages are looked for; files never read)."""
 
     def __init__(self, out: Path, manifest: Manifest) -> None:
         self.out = out
@@ -253,7 +270,10 @@ class Previous:
 
     def present(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
-        return name in self._listing(folder)
+        listing = self._listings.get(folder)
+        if listing is None:  # one file: not worth listing a folder of 30,000 card pages
+            return os.path.exists(self.out / path)
+        return name in listing
 
     def _listing(self, folder: str) -> frozenset[str]:
         listing = self._listings.get(folder)
@@ -278,6 +298,25 @@ class Previous:
             for locale, listing in zip(locales, listings, strict=True)
             if recorded[locale] == NO_PAGE or name not in listing
         ]
+
+    def with_every_page(self, locales: Sequence[int]) -> frozenset[str] | None:
+        """The file names (``slug.html``) of the cards that have a page in each of these
+        locales (indexes in LOCALES); None when those folders hold exactly the pages the
+        manifest records (untouched since it was written: not even listed)."""
+        recorded = self.manifest.folders
+        touched = [
+            self._card_listing(locale)
+            for locale, time in zip(locales, self._folder_times(locales), strict=True)
+            if time is None or recorded.get(LOCALES[locale].folder) != time
+        ]
+        return frozenset.intersection(*touched) if touched else None
+
+    def _folder_times(self, locales: Sequence[int]) -> Iterator[int | None]:
+        for locale in locales:
+            try:
+                yield (self.out / LOCALES[locale].folder / "cards").stat().st_mtime_ns
+            except FileNotFoundError:
+                yield None
 
     def _card_listing(self, locale: int) -> frozenset[str]:
         """The card pages of the locale LOCALES[locale]."""
@@ -471,6 +510,19 @@ def _plan_other_pages(
     position = cache(lambda: {card.id: number for number, card in enumerate(index.cards)})
     all_names = cache(lambda: digest("\n".join(names)))
     counts = fingerprints.of(len(index.cards), index.ruling_count, mechanic_list)
+
+    @cache
+    def mechanic_fingerprint(key: str) -> str:
+        """What the mechanic's page shows in any locale."""
+        mechanic = index.mechanics[key]
+        return fingerprints.of(
+            mechanic_list,
+            mechanic.key,
+            mechanic.rule,
+            [fingerprints.ruling(ruling) for ruling in mechanic.general_rulings],
+            [names[position()[card_id]] for card_id in mechanic.card_ids],
+        )
+
     for locale in options.locales:
         plan.add(
             Urls.home(locale),
@@ -485,20 +537,15 @@ def _plan_other_pages(
         for mechanic in index.mechanics.values():
             plan.add(
                 Urls.mechanic(locale, mechanic),
-                lambda mechanic=mechanic: fingerprints.of(  # type: ignore[misc]
-                    mechanic_list,
-                    mechanic.key,
-                    mechanic.rule,
-                    [fingerprints.ruling(ruling) for ruling in mechanic.general_rulings],
-                    [names[position()[card_id]] for card_id in mechanic.card_ids],
-                ),
+                lambda mechanic=mechanic: mechanic_fingerprint(mechanic.key),  # type: ignore[misc]
                 lambda locale=locale, mechanic=mechanic: mechanic_page(  # type: ignore[misc]
                     index, mechanic, localized.some(locale, mechanic.card_ids)
                 ),
             )
     fixed = fingerprints.of()
-    for page in root_pages(options.base_url):
-        plan.add(page.path, lambda: fixed, lambda page=page: page)  # type: ignore[misc]
+    rendered_root_pages = cache(lambda: root_pages(options.base_url))
+    for number, path in enumerate(ROOT_PAGES):
+        plan.add(path, lambda: fixed, lambda number=number: rendered_root_pages()[number])  # type: ignore[misc]
     style = stylesheet()
     plan.add(style.path, lambda: fixed, lambda: style)
     robots_page = robots(options.base_url)
@@ -571,7 +618,6 @@ def build(
     shares = [by_id[start : start + share] for start in range(0, len(by_id), share)]
     names = [""] * count
     loaded(len(by_id) * len(built))
-    render.prepare(options.locales)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         for locale in options.locales:
@@ -633,13 +679,20 @@ def _split_unchanged(
     locale or with a page missing), which are read and fingerprinted."""
     unchanged = []
     looked_at = []
+    complete = previous.with_every_page(built)
     for position, card in enumerate(index.cards):
         record = previous.manifest.cards.get(card.slug)
         if (
             card.id in changed
             or record is None
             or not record.fingerprint
-            or previous.missing_pages(card, record.hashes, built)
+            or (
+                (
+                    NO_PAGE in record.hashes
+                    or (complete is not None and f"{card.slug}.html" not in complete)
+                )
+                and previous.missing_pages(card, record.hashes, built)
+            )
         ):
             looked_at.append(position)
         else:
@@ -696,6 +749,7 @@ def _render(
             cards_done += _render_cards(share)
             progress(len(share) * pages_per_card)
         return cards_done, meanwhile()
+    render.prepare(LOCALES[locale] for locale in _job.locales)  # for the workers to inherit
     # Forked workers inherit _job.
     with ProcessPoolExecutor(
         jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections

@@ -20,7 +20,9 @@ def _digest(name: str) -> str:
 def base_slug(name: str) -> str:
     """``Æther Vial`` → ``aether-vial``; only [a-z0-9-], so never ``..``, ``/`` or empty."""
     ascii_name = (
-        unicodedata.normalize("NFKD", name.replace("Æ", "Ae").replace("æ", "ae"))
+        name  # most names: the index computes 30,000 slugs on every build
+        if name.isascii()
+        else unicodedata.normalize("NFKD", name.replace("Æ", "Ae").replace("æ", "ae"))
         .encode("ascii", "ignore")
         .decode("ascii")
     )

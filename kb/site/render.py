@@ -605,10 +605,13 @@ def mechanic_page(site: SiteIndex, mechanic: MechanicView, cards: CardList) -> P
     return Page(Urls.mechanic(locale, mechanic), page)
 
 
+ROOT_PAGES = (ROOT_INDEX, NOT_FOUND)
+
+
 def root_pages(base_url: str) -> list[Page]:
-    """The pages outside the locale folders: the root language picker, and the 404 page,
-    which says "page not found" in every language. A server shows it for any missing address,
-    however deep, so its links are absolute under ``base_url``."""
+    """The pages outside the locale folders (ROOT_PAGES): the root language picker, and the
+    404 page, which says "page not found" in every language. A server shows it for any missing
+    address, however deep, so its links are absolute under ``base_url``."""
     english = BY_CODE["en"]
     homes = _versions(Urls.home)
     not_found = {
