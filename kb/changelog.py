@@ -82,13 +82,32 @@ def _postgresql_trigger(table: str) -> str:
     )
 
 
+# TRUNCATE (PostgreSQL only) fires no row trigger: it logs "any card".
+_POSTGRESQL_TRUNCATED = (
+    "CREATE FUNCTION site_changes_truncated() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+    "BEGIN\n"
+    "  INSERT INTO site_changes (card_id, transaction_id) "
+    "VALUES (NULL, pg_current_xact_id()::text::bigint);\n"
+    "  RETURN NULL;\n"
+    "END $$"
+)
+
+
 def create_triggers(dialect: str) -> list[str]:
     """The statements that create the log's triggers on this dialect."""
     if dialect == "postgresql":
         return [
-            statement
-            for table in CARDS_OF_ROW
-            for statement in (_postgresql_function(table), _postgresql_trigger(table))
+            _POSTGRESQL_TRUNCATED,
+            *(
+                statement
+                for table in CARDS_OF_ROW
+                for statement in (
+                    _postgresql_function(table),
+                    _postgresql_trigger(table),
+                    f"CREATE TRIGGER site_changes_{table}_truncate AFTER TRUNCATE ON {table} "
+                    "FOR EACH STATEMENT EXECUTE FUNCTION site_changes_truncated()",
+                )
+            ),
         ]
     return [_sqlite_trigger(table, event) for table in CARDS_OF_ROW for event in EVENTS]
 
@@ -96,7 +115,10 @@ def create_triggers(dialect: str) -> list[str]:
 def drop_triggers(dialect: str) -> list[str]:
     """The statements that drop them."""
     if dialect == "postgresql":
-        return [f"DROP FUNCTION site_changes_{table}() CASCADE" for table in CARDS_OF_ROW]
+        return [
+            *(f"DROP FUNCTION site_changes_{table}() CASCADE" for table in CARDS_OF_ROW),
+            "DROP FUNCTION site_changes_truncated() CASCADE",
+        ]
     return [
         f"DROP TRIGGER site_changes_{table}_{event.lower()}"
         for table in CARDS_OF_ROW

@@ -127,3 +127,13 @@ def sqlite_url(tmp_path: Path, migrated_sqlite: Path) -> str:
     path = tmp_path / "kb.sqlite"
     shutil.copy(migrated_sqlite, path)
     return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def postgres_engine(postgres: PostgresDatabases) -> Iterator[Engine]:
+    """A migrated, empty store on PostgreSQL only."""
+    url = postgres.create(migrated=True)
+    engine = make_engine(url)
+    yield engine
+    engine.dispose()
+    postgres.drop(url)

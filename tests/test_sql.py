@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import PostgresDatabases
 from sqlalchemy import func, inspect, select
 from sqlalchemy.engine import Engine
 
@@ -218,16 +216,6 @@ def test_sqlite_attach_and_vacuum_into_create_no_file(sqlite_url: str, tmp_path:
     _assert_refused(engine, f"SELECT * FROM locales; ATTACH DATABASE '{evil}' AS evil")
     assert not evil.exists()
     engine.dispose()
-
-
-@pytest.fixture
-def postgres_engine(postgres: PostgresDatabases) -> Iterator[Engine]:
-    """A migrated, empty store on PostgreSQL only."""
-    url = postgres.create(migrated=True)
-    engine = make_engine(url)
-    yield engine
-    engine.dispose()
-    postgres.drop(url)
 
 
 @pytest.mark.postgres

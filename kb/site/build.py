@@ -15,6 +15,7 @@ the store is read, each taking a share of the cards and writing its pages itself
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -49,6 +50,7 @@ from kb.site.render import (
     CardList,
     CardPages,
     Page,
+    RulingItems,
     Urls,
     cards_page,
     home_page,
@@ -507,6 +509,7 @@ def _plan_other_pages(
     ``names`` will hold each card's names digest by the time the fingerprints are taken."""
     plan = Plan()
     localized = LocalizedCards(engine, index)
+    ruling_items = RulingItems(index.mechanics)
     position = cache(lambda: {card.id: number for number, card in enumerate(index.cards)})
     all_names = cache(lambda: digest("\n".join(names)))
     counts = fingerprints.of(len(index.cards), index.ruling_count, mechanic_list)
@@ -539,7 +542,7 @@ def _plan_other_pages(
                 Urls.mechanic(locale, mechanic),
                 lambda mechanic=mechanic: mechanic_fingerprint(mechanic.key),  # type: ignore[misc]
                 lambda locale=locale, mechanic=mechanic: mechanic_page(  # type: ignore[misc]
-                    index, mechanic, localized.some(locale, mechanic.card_ids)
+                    mechanic, localized.some(locale, mechanic.card_ids), ruling_items
                 ),
             )
     fixed = fingerprints.of()
@@ -750,17 +753,23 @@ def _render(
             progress(len(share) * pages_per_card)
         return cards_done, meanwhile()
     render.prepare(LOCALES[locale] for locale in _job.locales)  # for the workers to inherit
-    # Forked workers inherit _job.
-    with ProcessPoolExecutor(
-        jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections
-    ) as pool:
-        futures: list[Future[list[CardResult]]] = [
-            pool.submit(_render_cards, share) for share in shares
-        ]
-        result = meanwhile()
-        for share, future in zip(shares, futures, strict=True):
-            cards_done += future.result()
-            progress(len(share) * pages_per_card)
+    # The garbage collector leaves what the workers inherit alone: walking it would copy every
+    # page of the parent's memory into each worker (and walk it again in the parent).
+    gc.freeze()
+    try:
+        # Forked workers inherit _job.
+        with ProcessPoolExecutor(
+            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections
+        ) as pool:
+            futures: list[Future[list[CardResult]]] = [
+                pool.submit(_render_cards, share) for share in shares
+            ]
+            result = meanwhile()
+            for share, future in zip(shares, futures, strict=True):
+                cards_done += future.result()
+                progress(len(share) * pages_per_card)
+    finally:
+        gc.unfreeze()
     return cards_done, result
 
 

@@ -370,6 +370,59 @@ def _frame(locale: Locale, section: str) -> _Slots:
     return _Slots(page.text)
 
 
+class RulingItems:
+    """Ruling items at scale: an item differs between rulings of one shape (dated or not,
+    tagged or not, translated or not) only by text, date and tags, so it is rendered once per
+    locale and shape and filled in with the values escaped as the templates escape them; a
+    mechanic's tag is rendered once per locale."""
+
+    def __init__(self, mechanics: dict[str, MechanicView]) -> None:
+        self.mechanics = mechanics
+        self._items: dict[tuple[str, bool, bool, bool], _Slots] = {}
+        self._tags: dict[tuple[str, str], str] = {}
+
+    def item(self, locale: Locale, ruling: RulingView, text: Markup | None = None) -> Markup:
+        """The ruling's item on a page two folders deep; ``text``: its text escaped, if at
+        hand."""
+        dated = ruling.published_on is not None
+        translation = ruling.translations.get(locale.code)
+        key = (locale.code, dated, bool(ruling.mechanics), translation is not None)
+        item = self._items.get(key)
+        if item is None:
+            shape = RulingView(
+                0,
+                _slot("text"),
+                None,
+                (),
+                {} if translation is None else {locale.code: _slot("translation")},
+            )
+            item = self._items[key] = _Slots(
+                _rulings_module(locale).ruling_item(
+                    shape,
+                    _slot("tags") if ruling.mechanics else "",
+                    (_slot("iso"), _slot("day")) if dated else None,
+                )
+            )
+        iso, day = _escaped_date(ruling.published_on, locale)
+        return Markup(
+            item.fill(
+                text=escape(ruling.text) if text is None else text,
+                tags="".join([self._tag(locale, mechanic) for mechanic in ruling.mechanics]),
+                iso=iso,
+                day=day,
+                translation=escape(translation or ""),
+            )
+        )
+
+    def _tag(self, locale: Locale, mechanic: str) -> str:
+        tag = self._tags.get((locale.code, mechanic))
+        if tag is None:
+            tag = self._tags[locale.code, mechanic] = _rulings_module(locale).tag(
+                self.mechanics[mechanic]
+            )
+        return tag
+
+
 class CardPages:
     """Card pages at scale: rendered from templates once per shape, filled per card.
 
@@ -377,16 +430,11 @@ class CardPages:
     of a locale only by slug, title and body, so it is rendered once per locale with slots. A
     body differs between cards of one shape (whether the name is localized and differs from
     the English one, whether there is a mana cost, how many faces and rulings) only by their
-    values, and a ruling item between rulings of one shape (dated or not, tagged or not,
-    translated or not) only by text, date and tags: each is rendered once per locale and
-    shape, and filled in with the values escaped as the templates escape them; a mechanic's
-    tag is rendered once per locale."""
+    values, filled in escaped as the templates escape them; its rulings are RulingItems."""
 
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
-        self.mechanics = mechanics
+        self.rulings = RulingItems(mechanics)
         self._bodies: dict[tuple[str, int, bool, int, int], _Slots] = {}
-        self._items: dict[tuple[str, bool, bool, bool], _Slots] = {}
-        self._tags: dict[tuple[str, str], str] = {}
         self._last: tuple[CardView, _CardValues] | None = None
 
     def _body(self, locale: Locale, naming: int, cost: bool, faces: int, rulings: int) -> _Slots:
@@ -413,44 +461,6 @@ class CardPages:
             )
         return body
 
-    def _ruling(self, locale: Locale, ruling: RulingView, text: Markup) -> str:
-        """A ruling as the card page shows it; ``text``: its text escaped."""
-        dated = ruling.published_on is not None
-        translation = ruling.translations.get(locale.code)
-        key = (locale.code, dated, bool(ruling.mechanics), translation is not None)
-        item = self._items.get(key)
-        if item is None:
-            shape = RulingView(
-                0,
-                _slot("text"),
-                None,
-                (),
-                {} if translation is None else {locale.code: _slot("translation")},
-            )
-            item = self._items[key] = _Slots(
-                _rulings_module(locale).ruling_item(
-                    shape,
-                    _slot("tags") if ruling.mechanics else "",
-                    (_slot("iso"), _slot("day")) if dated else None,
-                )
-            )
-        iso, day = _escaped_date(ruling.published_on, locale)
-        return item.fill(
-            text=text,
-            tags="".join([self._tag(locale, mechanic) for mechanic in ruling.mechanics]),
-            iso=iso,
-            day=day,
-            translation=escape(translation or ""),
-        )
-
-    def _tag(self, locale: Locale, mechanic: str) -> str:
-        tag = self._tags.get((locale.code, mechanic))
-        if tag is None:
-            tag = self._tags[locale.code, mechanic] = _rulings_module(locale).tag(
-                self.mechanics[mechanic]
-            )
-        return tag
-
     def render(self, card: CardView, locale: Locale) -> Page:
         values = self._values(card)
         local = card.name_in(locale.code)
@@ -464,7 +474,7 @@ class CardPages:
             cost=values.cost,
             **values.faces,
             **{
-                f"ruling{number}": self._ruling(locale, ruling, text)
+                f"ruling{number}": self.rulings.item(locale, ruling, text)
                 for number, (ruling, text) in enumerate(
                     zip(card.rulings, values.rulings, strict=True)
                 )
@@ -589,14 +599,14 @@ def cards_page(cards: CardList) -> Page:
     )
 
 
-def mechanic_page(site: SiteIndex, mechanic: MechanicView, cards: CardList) -> Page:
+def mechanic_page(mechanic: MechanicView, cards: CardList, rulings: RulingItems) -> Page:
     """A mechanic: its general rulings and its cards (a body in the section's frame)."""
     locale = cards.locale
     body = _template(locale, "_mechanic.html").render(
         root=CARD_ROOT,
         show=_rulings_module(locale),
         mechanic=mechanic,
-        mechanics=site.mechanics,
+        rulings=[rulings.item(locale, ruling) for ruling in mechanic.general_rulings],
         items=cards.items(mechanic.card_ids),
         count=len(mechanic.card_ids),
     )
