@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from realdata import DATA
 from sqlalchemy import select, text, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, db, edits
 from kb.importing import run_import
@@ -22,6 +22,11 @@ SPREE_MODES = "You can%t choose the same mode%"
 def demo_store(engine: Engine) -> Engine:
     run_import(engine, [DATA])
     return engine
+
+
+def _edit_spree_modes(connection: Connection, text: str) -> None:
+    """Change the text of the Spree ruling that stands on every Spree card."""
+    connection.execute(update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text=text))
 
 
 def _logged(engine: Engine) -> list[int | None]:
@@ -78,9 +83,7 @@ def test_a_failed_import_keeps_the_triggers(engine: Engine, tmp_path: Path) -> N
 def test_every_write_logs_the_cards_it_may_change(demo_store: Engine) -> None:
     spree_cards = _card_ids(demo_store, SPREE_MODES)
     with demo_store.begin() as connection:  # a write outside kb is logged too
-        connection.execute(
-            update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text="Edited.")
-        )
+        _edit_spree_modes(connection, "Edited.")
     assert sorted(set(_logged(demo_store)[1:])) == spree_cards
 
     with demo_store.connect() as connection:
@@ -102,9 +105,7 @@ def test_incremental_build_reads_only_the_changed_cards(demo_store: Engine, tmp_
     build(demo_store, out)
     spree_cards = _card_ids(demo_store, SPREE_MODES)
     with demo_store.begin() as connection:
-        connection.execute(
-            update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text="Edited.")
-        )
+        _edit_spree_modes(connection, "Edited.")
     looked_at: list[int] = []
     result = build(demo_store, out, loaded=looked_at.append)
     assert looked_at == [len(spree_cards) * len(LOCALES)]
@@ -122,9 +123,7 @@ def test_a_write_committed_during_a_build_is_in_the_next(
     out = tmp_path / "site"
     build(demo_store, out)
     with demo_store.connect() as writer:
-        writer.execute(
-            update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text="Late.")
-        )
+        _edit_spree_modes(writer, "Late.")
         # The build reads the store while the write is not committed yet.
         assert build(demo_store, out).written == 0
         writer.commit()
@@ -138,9 +137,7 @@ def test_a_build_of_some_locales_leaves_the_others_to_the_next_build(
     out = tmp_path / "site"
     build(demo_store, out)
     with demo_store.begin() as connection:
-        connection.execute(
-            update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text="Edited.")
-        )
+        _edit_spree_modes(connection, "Edited.")
     build(demo_store, out, BuildOptions(locales=(BY_CODE["de"],)))
     assert "Edited." not in (out / "it/cards/three-steps-ahead.html").read_text("utf-8")
     build(demo_store, out)

@@ -414,6 +414,20 @@ class RulingItems:
             )
         )
 
+    def items(
+        self, locale: Locale, rulings: Sequence[RulingView], texts: Sequence[Markup] | None = None
+    ) -> Markup:
+        """The rulings' items, one after the other; ``texts``: theirs escaped, if at hand."""
+        escaped: Sequence[Markup | None] = texts or [None] * len(rulings)
+        return Markup(
+            "".join(
+                [
+                    f"{self.item(locale, ruling, text)}\n"
+                    for ruling, text in zip(rulings, escaped, strict=True)
+                ]
+            )
+        )
+
     def _tag(self, locale: Locale, mechanic: str) -> str:
         tag = self._tags.get((locale.code, mechanic))
         if tag is None:
@@ -434,13 +448,13 @@ class CardPages:
 
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
         self.rulings = RulingItems(mechanics)
-        self._bodies: dict[tuple[str, int, bool, int, int], _Slots] = {}
+        self._bodies: dict[tuple[str, int, bool, int], _Slots] = {}
         self._last: tuple[CardView, _CardValues] | None = None
 
-    def _body(self, locale: Locale, naming: int, cost: bool, faces: int, rulings: int) -> _Slots:
-        """A body with slots title, english, cost, face0..., ruling0...;
-        ``naming``: NO_LOCAL_NAME, SAME_NAME or OWN_NAME."""
-        key = (locale.code, naming, cost, faces, rulings)
+    def _body(self, locale: Locale, naming: int, cost: bool, faces: int) -> _Slots:
+        """A body with slots title, english, cost, face0..., count and rulings; ``naming``:
+        NO_LOCAL_NAME, SAME_NAME or OWN_NAME."""
+        key = (locale.code, naming, cost, faces)
         body = self._bodies.get(key)
         if body is None:
             local = None if naming == NO_LOCAL_NAME else _slot("title")
@@ -455,8 +469,8 @@ class CardPages:
                     show=_rulings_module(locale),
                     card=shape,
                     cost=_slot("cost") if cost else None,
-                    ruling_count=_ruling_count(locale, rulings),
-                    rulings=[_slot(f"ruling{number}") for number in range(rulings)],
+                    ruling_count=_slot("count"),
+                    rulings=_slot("rulings"),
                 )
             )
         return body
@@ -466,19 +480,13 @@ class CardPages:
         local = card.name_in(locale.code)
         naming = NO_LOCAL_NAME if not local else SAME_NAME if local == card.name else OWN_NAME
         title = escape(local) if local else values.english
-        body = self._body(
-            locale, naming, bool(card.mana_cost), len(card.faces), len(card.rulings)
-        ).fill(
+        body = self._body(locale, naming, bool(card.mana_cost), len(card.faces)).fill(
             title=title if local else "",
             english=values.english,
             cost=values.cost,
             **values.faces,
-            **{
-                f"ruling{number}": self.rulings.item(locale, ruling, text)
-                for number, (ruling, text) in enumerate(
-                    zip(card.rulings, values.rulings, strict=True)
-                )
-            },
+            count=_ruling_count(locale, len(card.rulings)),
+            rulings=self.rulings.items(locale, card.rulings, values.rulings),
         )
         path = f"{locale.folder}/cards/{card.slug}.html"
         return Page(path, _frame(locale, "cards").fill(slug=card.slug, title=title, body=body))
@@ -606,7 +614,7 @@ def mechanic_page(mechanic: MechanicView, cards: CardList, rulings: RulingItems)
         root=CARD_ROOT,
         show=_rulings_module(locale),
         mechanic=mechanic,
-        rulings=[rulings.item(locale, ruling) for ruling in mechanic.general_rulings],
+        rulings=rulings.items(locale, mechanic.general_rulings),
         items=cards.items(mechanic.card_ids),
         count=len(mechanic.card_ids),
     )
