@@ -235,8 +235,8 @@ def _run_postgresql(
             timeout_ms = max(1, round(time_limit * 1000))
             cursor.execute(f"SET LOCAL statement_timeout = {timeout_ms}")
             # Editors' queries run for milliseconds: a plan whose estimated cost passes
-            # jit_above_cost (a report over every ruling on a larger store) would spend
-            # hundreds of milliseconds compiling before it ran.
+            # jit_above_cost (a report over every ruling on a larger store) would first be
+            # compiled, and past jit_inline_above_cost that takes longer than the query.
             cursor.execute("SET LOCAL jit = off")
             cursor.execute(f"SET LOCAL ROLE {READER_ROLE}")
             # prepare=True: the extended protocol, which refuses more than one statement.
