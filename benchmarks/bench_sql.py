@@ -9,9 +9,10 @@ KB_TEST_POSTGRES_URL), into the databases kb_bench and peer_bench of that server
 
 For every saved query and a typical query on every view, the run times kb's SQL and the peer
 SQL an editor would write for the same question (median of ``--runs`` after one warm-up, on one
-open connection each), checks that the answers agree once the layouts' differences are
-normalised, and reads the plans (SQLite: EXPLAIN QUERY PLAN, PostgreSQL: EXPLAIN) for index
-use. Targets: kb ≤ 0.1 × the peer's time or under 1 ms, and under 50 ms.
+open connection each, the two sides taking turns run by run), checks that the answers agree
+once the layouts' differences are normalised, and reads the plans (SQLite: EXPLAIN QUERY
+PLAN, PostgreSQL: EXPLAIN) for index use. Targets: kb ≤ 0.1 × the peer's time or under 1 ms,
+and under 50 ms.
 """
 
 from __future__ import annotations
@@ -127,17 +128,43 @@ def _explain(connection: Connection, sql: str, params: dict[str, Any]) -> list[s
     return [row[0] for row in connection.execute(text(f"EXPLAIN {sql}"), params)]
 
 
-def _measure(connection: Connection, sql: str, params: dict[str, Any], runs: int) -> Measure:
-    statement = text(sql)
-    rows = connection.execute(statement, params).fetchall()  # warm-up: caches and plan
-    times: list[float] = []
-    spent = 0.0
-    while len(times) < runs and (len(times) < 3 or spent < TIME_BUDGET_SECONDS):
+@dataclass
+class _Timing:
+    """One side's statement and its timed runs."""
+
+    connection: Connection
+    sql: str
+    params: dict[str, Any]
+    times: list[float] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.statement = text(self.sql)
+
+    def wanted(self, runs: int) -> bool:
+        return len(self.times) < runs and (
+            len(self.times) < 3 or sum(self.times) < TIME_BUDGET_SECONDS
+        )
+
+    def run(self) -> None:
         started = time.perf_counter()
-        connection.execute(statement, params).fetchall()
-        times.append(time.perf_counter() - started)
-        spent += times[-1]
-    return Measure(statistics.median(times) * 1000, rows, _explain(connection, sql, params))
+        self.connection.execute(self.statement, self.params).fetchall()
+        self.times.append(time.perf_counter() - started)
+
+    def measure(self, rows: Rows) -> Measure:
+        milliseconds = statistics.median(self.times) * 1000
+        return Measure(milliseconds, rows, _explain(self.connection, self.sql, self.params))
+
+
+def _measure(sides: list[_Timing], runs: int) -> list[Measure]:
+    """Each side's median after one warm-up (caches and plan). The sides take turns, run by
+    run: the machine is shared, and a load that comes and goes then slows both sides alike
+    rather than whichever side was being timed at the moment."""
+    answers = [side.connection.execute(side.statement, side.params).fetchall() for side in sides]
+    while any(side.wanted(runs) for side in sides):
+        for side in sides:
+            if side.wanted(runs):
+                side.run()
+    return [side.measure(rows) for side, rows in zip(sides, answers, strict=True)]
 
 
 _INDEX_USE = re.compile(
@@ -371,13 +398,13 @@ def run(engine_name: str, kb: Engine, peer: Engine, runs: int) -> list[Result]:
     results = []
     with kb.connect() as kb_connection, peer.connect() as peer_connection:
         for case in cases(kb_connection):
-            kb_measure = _measure(kb_connection, case.kb_sql, case.kb_params, runs)
-            peer_measure = (
-                _measure(peer_connection, case.peer_sql, case.peer_params, runs)
-                if case.peer_sql
-                else None
+            sides = [_Timing(kb_connection, case.kb_sql, case.kb_params)]
+            if case.peer_sql:
+                sides.append(_Timing(peer_connection, case.peer_sql, case.peer_params))
+            kb_measure, *peer_measure = _measure(sides, runs)
+            results.append(
+                Result(engine_name, case, kb_measure, peer_measure[0] if peer_measure else None)
             )
-            results.append(Result(engine_name, case, kb_measure, peer_measure))
     return results
 
 

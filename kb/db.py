@@ -194,6 +194,8 @@ class CardRuling(Base):
             sqlite_where=sql_text("published_on IS NULL"),
             postgresql_where=sql_text("published_on IS NULL"),
         ),
+        # A ruling's cards read from the index alone (ruling_cards_view, untagged_rulings).
+        Index("ix_card_rulings_ruling_id_card_id", "ruling_id", "card_id"),
         {"comment": "A ruling as published for one card: links cards and rulings."},
     )
 
@@ -201,7 +203,7 @@ class CardRuling(Base):
         ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
     )
     ruling_id: Mapped[int] = mapped_column(
-        ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True, index=True
+        ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True
     )
     published_on: Mapped[dt.date | None] = mapped_column(
         Date, comment="Date the ruling was published for this card; NULL where the page had none."
@@ -242,13 +244,17 @@ class MechanicName(Base):
 
 class CardMechanic(Base):
     __tablename__ = "card_mechanics"
-    __table_args__ = ({"comment": "Tags: which cards have which mechanic."},)
+    __table_args__ = (
+        # A mechanic's cards read from the index alone (missing_names).
+        Index("ix_card_mechanics_mechanic_id_card_id", "mechanic_id", "card_id"),
+        {"comment": "Tags: which cards have which mechanic."},
+    )
 
     card_id: Mapped[int] = mapped_column(
         ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
     )
     mechanic_id: Mapped[int] = mapped_column(
-        ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True, index=True
+        ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True
     )
 
 
@@ -359,6 +365,10 @@ VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
     "ruling_cards_view": (
         "Each ruling with the number and English names of the cards sharing it, and its tags.",
         ("ruling_id", "ruling", "card_count", "cards", "mechanics"),
+    ),
+    "near_duplicates_view": (
+        "Each pair of near_duplicates with both rulings' texts.",
+        ("ruling_id", "other_ruling_id", "reason", "ruling", "other_ruling"),
     ),
 }
 

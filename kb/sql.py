@@ -13,7 +13,8 @@ Read-only is enforced by the connection, not by inspecting the SQL text:
   ``RESET ROLE``, ``SET``, ``COPY`` or ``DO``; and the statement goes through the extended
   protocol (a prepared statement), which refuses a second statement after a ``;``. Migration
   0002 takes ``set_config`` away from ``kb_reader``, the one function that could switch the
-  role back inside a query. The transaction is always rolled back.
+  role back inside a query. The transaction is always rolled back. JIT compilation is off in
+  it (see _run_postgresql).
 """
 
 from __future__ import annotations
@@ -233,6 +234,10 @@ def _run_postgresql(
             # At least 1 ms: a statement_timeout of 0 would mean no limit at all.
             timeout_ms = max(1, round(time_limit * 1000))
             cursor.execute(f"SET LOCAL statement_timeout = {timeout_ms}")
+            # Editors' queries run for milliseconds: a plan whose estimated cost passes
+            # jit_above_cost (a report over every ruling on a larger store) would first be
+            # compiled, and past jit_inline_above_cost that takes longer than the query.
+            cursor.execute("SET LOCAL jit = off")
             cursor.execute(f"SET LOCAL ROLE {READER_ROLE}")
             # prepare=True: the extended protocol, which refuses more than one statement.
             cursor.execute(_DECLARE + compiled.string, bound, prepare=True)

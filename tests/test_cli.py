@@ -103,9 +103,9 @@ def test_missing_path_is_a_clear_error(workdir: Path) -> None:
 
 def test_db_commands_walk_the_migrations(workdir: Path) -> None:
     runner = CliRunner()
-    assert runner.invoke(cli, ["db", "current"]).output == "base (behind: latest is 0005)\n"
-    assert runner.invoke(cli, ["db", "upgrade"]).output == "database at revision 0005\n"
-    assert runner.invoke(cli, ["db", "current"]).output == "0005 (latest)\n"
+    assert runner.invoke(cli, ["db", "current"]).output == "base (behind: latest is 0006)\n"
+    assert runner.invoke(cli, ["db", "upgrade"]).output == "database at revision 0006\n"
+    assert runner.invoke(cli, ["db", "current"]).output == "0006 (latest)\n"
     assert runner.invoke(cli, ["db", "downgrade", "base"]).output == "database at revision base\n"
 
 

@@ -81,14 +81,15 @@ def test_near_duplicate_rulings(demo_url: str) -> None:  # noqa: F811
     assert rows(demo_url, "near_duplicate_rulings") == []
     engine = make_engine(demo_url)
     # Ruling 16 is a damaged copy (its {X} was lost); ruling 21 edited into the good text.
-    edits.set_ruling_text(
-        engine, "ann", 21, "If the copied permanent has {X} in its mana cost, X is 0."
-    )
+    good = "If the copied permanent has {X} in its mana cost, X is 0."
+    edits.set_ruling_text(engine, "ann", 21, good)
     assert_keys_and_pairs_follow_texts(engine)
+    with engine.connect() as connection:
+        damaged = connection.execute(select(db.Ruling.text).where(db.Ruling.id == 16)).scalar_one()
     engine.dispose()
     pairs = rows(demo_url, "near_duplicate_rulings")
-    assert [(row["ruling_id"], row["other_ruling_id"], row["reason"]) for row in pairs] == [
-        ("16", "21", "same without symbols")
+    assert [tuple(row.values()) for row in pairs] == [
+        ("16", "21", "same without symbols", damaged, good)
     ]
 
 

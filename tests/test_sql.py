@@ -235,6 +235,19 @@ def test_a_query_runs_as_kb_reader_on_postgresql(postgres_engine: Engine) -> Non
     assert result.rows == [("kb_reader", "on")]
 
 
+@pytest.mark.postgres
+def test_postgresql_queries_are_not_jit_compiled(postgres_engine: Engine) -> None:
+    # Compiling costs far more than an editor's query takes to run.
+    setting = select(func.current_setting("jit"))
+    with postgres_engine.connect() as connection:
+        server_setting = connection.scalar(setting)
+    result = sql.run_query(postgres_engine, "SELECT current_setting('jit') AS jit")
+    assert result.rows == [("off",)]
+    # Only for kb's transaction: the pooled connection keeps the server's setting.
+    with postgres_engine.connect() as connection:
+        assert connection.scalar(setting) == server_setting
+
+
 def test_views_keep_queries_short(demo_url: str) -> None:
     italian = run_kb(
         demo_url,
