@@ -754,7 +754,9 @@ def _render(
         return cards_done, meanwhile()
     render.prepare(LOCALES[locale] for locale in _job.locales)  # for the workers to inherit
     # The garbage collector leaves what the workers inherit alone: walking it would copy every
-    # page of the parent's memory into each worker (and walk it again in the parent).
+    # page of the parent's memory into each worker (and walk it again in the parent). Garbage
+    # is collected first, or it would be kept until the end of the build.
+    gc.collect()
     gc.freeze()
     try:
         # Forked workers inherit _job.
