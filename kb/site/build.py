@@ -15,7 +15,6 @@ the store is read, each taking a share of the cards and writing its pages itself
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import hashlib
 import multiprocessing
 import os
@@ -753,25 +752,17 @@ def _render(
             progress(len(share) * pages_per_card)
         return cards_done, meanwhile()
     render.prepare(LOCALES[locale] for locale in _job.locales)  # for the workers to inherit
-    # The garbage collector leaves what the workers inherit alone: walking it would copy every
-    # page of the parent's memory into each worker (and walk it again in the parent). Garbage
-    # is collected first, or it would be kept until the end of the build.
-    gc.collect()
-    gc.freeze()
-    try:
-        # Forked workers inherit _job.
-        with ProcessPoolExecutor(
-            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections
-        ) as pool:
-            futures: list[Future[list[CardResult]]] = [
-                pool.submit(_render_cards, share) for share in shares
-            ]
-            result = meanwhile()
-            for share, future in zip(shares, futures, strict=True):
-                cards_done += future.result()
-                progress(len(share) * pages_per_card)
-    finally:
-        gc.unfreeze()
+    # Forked workers inherit _job.
+    with ProcessPoolExecutor(
+        jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections
+    ) as pool:
+        futures: list[Future[list[CardResult]]] = [
+            pool.submit(_render_cards, share) for share in shares
+        ]
+        result = meanwhile()
+        for share, future in zip(shares, futures, strict=True):
+            cards_done += future.result()
+            progress(len(share) * pages_per_card)
     return cards_done, result
 
 
