@@ -380,13 +380,15 @@ class RulingItems:
         self.mechanics = mechanics
         self._items: dict[tuple[str, bool, bool, bool], _Slots] = {}
         self._tags: dict[tuple[str, str], str] = {}
+        self._dates: dict[tuple[str, dt.date], tuple[str, str]] = {}
 
-    def item(self, locale: Locale, ruling: RulingView, text: Markup | None = None) -> Markup:
+    def item(self, locale: Locale, ruling: RulingView, text: str | None = None) -> str:
         """The ruling's item on a page two folders deep; ``text``: its text escaped, if at
         hand."""
-        dated = ruling.published_on is not None
-        translation = ruling.translations.get(locale.code)
-        key = (locale.code, dated, bool(ruling.mechanics), translation is not None)
+        code = locale.code
+        day = ruling.published_on
+        translation = ruling.translations.get(code)
+        key = (code, day is not None, bool(ruling.mechanics), translation is not None)
         item = self._items.get(key)
         if item is None:
             shape = RulingView(
@@ -394,31 +396,29 @@ class RulingItems:
                 _slot("text"),
                 None,
                 (),
-                {} if translation is None else {locale.code: _slot("translation")},
+                {} if translation is None else {code: _slot("translation")},
             )
             item = self._items[key] = _Slots(
                 _rulings_module(locale).ruling_item(
                     shape,
                     _slot("tags") if ruling.mechanics else "",
-                    (_slot("iso"), _slot("day")) if dated else None,
+                    None if day is None else (_slot("iso"), _slot("day")),
                 )
             )
-        iso, day = _escaped_date(ruling.published_on, locale)
-        return Markup(
-            item.fill(
-                text=escape(ruling.text) if text is None else text,
-                tags="".join([self._tag(locale, mechanic) for mechanic in ruling.mechanics]),
-                iso=iso,
-                day=day,
-                translation=escape(translation or ""),
-            )
+        iso, formatted = ("", "") if day is None else self._date(locale, day)
+        return item.fill(
+            text=escape(ruling.text) if text is None else text,
+            tags="".join([self._tag(locale, mechanic) for mechanic in ruling.mechanics]),
+            iso=iso,
+            day=formatted,
+            translation="" if translation is None else escape(translation),
         )
 
     def items(
-        self, locale: Locale, rulings: Sequence[RulingView], texts: Sequence[Markup] | None = None
+        self, locale: Locale, rulings: Sequence[RulingView], texts: Sequence[str] | None = None
     ) -> Markup:
         """The rulings' items, one after the other; ``texts``: theirs escaped, if at hand."""
-        escaped: Sequence[Markup | None] = texts or [None] * len(rulings)
+        escaped: Sequence[str | None] = texts or [None] * len(rulings)
         return Markup(
             "".join(
                 [
@@ -427,6 +427,15 @@ class RulingItems:
                 ]
             )
         )
+
+    def _date(self, locale: Locale, day: dt.date) -> tuple[str, str]:
+        """The date as (ISO, CLDR's medium format), escaped; keyed by the locale's code (a
+        locale's own hash is computed afresh on every lookup)."""
+        found = self._dates.get((locale.code, day))
+        if found is None:
+            iso, formatted = _published(day, locale) or ("", "")
+            found = self._dates[locale.code, day] = (escape(iso), escape(formatted))
+        return found
 
     def _tag(self, locale: Locale, mechanic: str) -> str:
         tag = self._tags.get((locale.code, mechanic))
@@ -509,12 +518,6 @@ class _CardValues(NamedTuple):
     cost: str
     faces: dict[str, Markup]
     rulings: list[Markup]
-
-
-@cache
-def _escaped_date(day: dt.date | None, locale: Locale) -> tuple[Markup, Markup]:
-    iso, formatted = _published(day, locale) or ("", "")
-    return escape(iso), escape(formatted)
 
 
 NO_LOCAL_NAME, SAME_NAME, OWN_NAME = range(3)
