@@ -3,9 +3,9 @@
 Triggers on every table the site shows add a row to ``site_changes`` for each card whose page a
 written row may change (a ruling's cards when the ruling's text changes, or when the ruling
 is deleted); a row with no card means that anything may have changed (a mechanic renamed; on
-PostgreSQL, a TRUNCATE, which fires no row trigger). Every writer is logged, kb's own or not (``kb edit``, a
-script, ``psql``), so an incremental build reads the cards changed since its previous build
-instead of fingerprinting every card.
+PostgreSQL, a TRUNCATE, which fires no row trigger). Every writer is logged, kb's own or not
+(``kb edit``, a script, ``psql``), so an incremental build reads the cards changed since its
+previous build instead of fingerprinting every card.
 
 An import writes hundreds of thousands of rows in one transaction: it turns the triggers off
 for that transaction (SQLite: drops and recreates them, which rolls back with the import;
