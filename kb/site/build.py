@@ -261,13 +261,14 @@ def _card_folder_times(site: Path) -> Iterator[tuple[str, int]]:
 
 class Previous:
     """The previous site as an incremental build sees it: its manifest, and which files exist
-    (card folders listed once when many of their pages are looked for; files never read)."""
+    (a card folder listed once when it changed since the manifest was written; files never
+    read)."""
 
     def __init__(self, out: Path, manifest: Manifest) -> None:
         self.out = out
         self.manifest = manifest
         self._listings: dict[str, frozenset[str]] = {}
-        self._card_listings: dict[int, frozenset[str]] = {}
+        self._touched: dict[tuple[int, ...], list[tuple[int, frozenset[str]]]] = {}
 
     def present(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
@@ -286,45 +287,38 @@ class Previous:
             self._listings[folder] = listing
         return listing
 
-    def missing_pages(self, card: CardEntry, hashes: str, locales: Sequence[int]) -> Sequence[int]:
+    def missing_pages(
+        self, card: CardEntry, hashes: str, locales: tuple[int, ...]
+    ) -> Sequence[int]:
         """The locales (indexes in LOCALES) of the card's pages that the previous site lacks:
         none recorded, or the file gone."""
         name = f"{card.slug}.html"
-        listings = [self._card_listing(locale) for locale in locales]
-        if NO_PAGE not in hashes and all(name in listing for listing in listings):
+        touched = self._touched_card_folders(locales)
+        if NO_PAGE not in hashes and all(name in listing for _locale, listing in touched):
             return ()  # the usual case, decided without splitting the hashes
         recorded = self.manifest.card_hashes(card.slug)
-        return [
-            locale
-            for locale, listing in zip(locales, listings, strict=True)
-            if recorded[locale] == NO_PAGE or name not in listing
-        ]
+        gone = {locale for locale, listing in touched if name not in listing}
+        return [locale for locale in locales if recorded[locale] == NO_PAGE or locale in gone]
 
-    def with_every_page(self, locales: Sequence[int]) -> frozenset[str] | None:
-        """The file names (``slug.html``) of the cards that have a page in each of these
-        locales (indexes in LOCALES); None when those folders hold exactly the pages the
-        manifest records (untouched since it was written: not even listed)."""
-        recorded = self.manifest.folders
-        touched = [
-            self._card_listing(locale)
-            for locale, time in zip(locales, self._folder_times(locales), strict=True)
-            if time is None or recorded.get(LOCALES[locale].folder) != time
-        ]
-        return frozenset.intersection(*touched) if touched else None
+    def _touched_card_folders(self, locales: tuple[int, ...]) -> list[tuple[int, frozenset[str]]]:
+        """The card folders of these locales (indexes in LOCALES) whose modification time is
+        not the one the manifest noted, each with its listing. The others hold exactly the
+        pages the manifest records, and are not even listed."""
+        touched = self._touched.get(locales)
+        if touched is None:
+            touched = self._touched[locales] = [
+                (locale, self._listing(f"{LOCALES[locale].folder}/cards"))
+                for locale in locales
+                if self._folder_time(LOCALES[locale].folder)
+                != self.manifest.folders.get(LOCALES[locale].folder)
+            ]
+        return touched
 
-    def _folder_times(self, locales: Sequence[int]) -> Iterator[int | None]:
-        for locale in locales:
-            try:
-                yield (self.out / LOCALES[locale].folder / "cards").stat().st_mtime_ns
-            except FileNotFoundError:
-                yield None
-
-    def _card_listing(self, locale: int) -> frozenset[str]:
-        """The card pages of the locale LOCALES[locale]."""
-        listing = self._card_listings.get(locale)
-        if listing is None:
-            listing = self._card_listings[locale] = self._listing(f"{LOCALES[locale].folder}/cards")
-        return listing
+    def _folder_time(self, folder: str) -> int | None:
+        try:
+            return (self.out / folder / "cards").stat().st_mtime_ns
+        except FileNotFoundError:
+            return None
 
 
 @dataclass(frozen=True)
@@ -427,9 +421,11 @@ def _render_cards(share: list[int]) -> list[CardResult]:
         names = job.fingerprints.names(card)
         fingerprint = job.fingerprints.card(card, names, job.mechanics)
         record = job.manifest.cards.get(card.slug)
-        if job.previous is None or record is None or record.fingerprint != fingerprint:
-            stale: Sequence[int] = job.locales
-        else:
+        stale: Sequence[int] = job.locales
+        if record is None or record.fingerprint != fingerprint:
+            if not every_locale:
+                fingerprint = ""  # its pages in the locales not built are not of this fingerprint
+        elif job.previous is not None:
             stale = job.previous.missing_pages(card, record.hashes, job.locales)
         hashes = job.manifest.card_hashes(card.slug)
         written = 0
@@ -437,8 +433,6 @@ def _render_cards(share: list[int]) -> list[CardResult]:
             page = job.card_pages.render(card, LOCALES[locale])
             hashes[locale], changed = job.stage(page, hashes[locale])
             written |= changed << locale
-        if not every_locale and (record is None or record.fingerprint != fingerprint):
-            fingerprint = ""  # its pages in the locales not built are not of this fingerprint
         results.append(
             CardResult(position, fingerprint, names, "".join(hashes), len(stale), written)
         )
@@ -674,27 +668,20 @@ def build(
 
 
 def _split_unchanged(
-    index: SiteIndex, previous: Previous, changed: set[int], built: Sequence[int]
+    index: SiteIndex, previous: Previous, changed: set[int], built: tuple[int, ...]
 ) -> tuple[list[CardResult], list[int]]:
     """The cards the change log says are unchanged since the previous build, as that build
     recorded them, and the positions of the others (changed, new, renamed, stale in some
     locale or with a page missing), which are read and fingerprinted."""
     unchanged = []
     looked_at = []
-    complete = previous.with_every_page(built)
     for position, card in enumerate(index.cards):
         record = previous.manifest.cards.get(card.slug)
         if (
             card.id in changed
             or record is None
             or not record.fingerprint
-            or (
-                (
-                    NO_PAGE in record.hashes
-                    or (complete is not None and f"{card.slug}.html" not in complete)
-                )
-                and previous.missing_pages(card, record.hashes, built)
-            )
+            or previous.missing_pages(card, record.hashes, built)
         ):
             looked_at.append(position)
         else:
