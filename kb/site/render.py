@@ -98,16 +98,6 @@ def _cached_mana_symbols(cost: str) -> Markup:
 
 
 @cache
-def _published(day: dt.date | None, locale: Locale) -> tuple[str, str] | None:
-    """A ruling's date as (ISO, CLDR's medium format); few distinct dates stand on a site's
-    many rulings."""
-    if day is None:
-        return None
-    pattern, babel_locale = _medium_date(locale)
-    return day.isoformat(), pattern.apply(day, babel_locale)
-
-
-@cache
 def _medium_date(locale: Locale) -> tuple[DateTimePattern, BabelLocale]:
     """CLDR's medium date pattern, parsed once per locale (babel.dates.format_date parses it
     on every call)."""
@@ -277,7 +267,6 @@ def environment(code: str) -> Environment:
         urls=Urls,
         name_in=local_name,
         native_name=native_name,
-        published=lambda day: _published(day, locale),
     )
     return env
 
@@ -355,8 +344,8 @@ class _CardShape:
 
 @cache
 def _frame(locale: Locale, section: str) -> _Slots:
-    """The page.html frame of the locale's pages in ``section`` (cards, mechanics), as text
-    string with slots slug, title and body: the pages of a section differ only by those."""
+    """The page.html frame of the locale's pages in ``section`` (cards, mechanics), with slots
+    slug, title and body: the pages of a section differ only by those."""
     slug = _slot("slug")
     versions = [(other, f"{other.folder}/{section}/{slug}.html") for other in LOCALES]
     page = _render(
@@ -429,12 +418,16 @@ class RulingItems:
         )
 
     def _date(self, locale: Locale, day: dt.date) -> tuple[str, str]:
-        """The date as (ISO, CLDR's medium format), escaped; keyed by the locale's code (a
-        locale's own hash is computed afresh on every lookup)."""
+        """The date as (ISO, CLDR's medium format), escaped: few distinct dates stand on a
+        site's many rulings. Keyed by the locale's code (a locale's own hash is computed afresh
+        on every lookup)."""
         found = self._dates.get((locale.code, day))
         if found is None:
-            iso, formatted = _published(day, locale) or ("", "")
-            found = self._dates[locale.code, day] = (escape(iso), escape(formatted))
+            pattern, babel_locale = _medium_date(locale)
+            found = self._dates[locale.code, day] = (
+                escape(day.isoformat()),
+                escape(pattern.apply(day, babel_locale)),
+            )
         return found
 
     def _tag(self, locale: Locale, mechanic: str) -> str:
@@ -452,8 +445,8 @@ class CardPages:
     The frame (head, alternates, header, language switcher, footer) differs between the cards
     of a locale only by slug, title and body, so it is rendered once per locale with slots. A
     body differs between cards of one shape (whether the name is localized and differs from
-    the English one, whether there is a mana cost, how many faces and rulings) only by their
-    values, filled in escaped as the templates escape them; its rulings are RulingItems."""
+    the English one, whether there is a mana cost, how many faces) only by their values,
+    filled in escaped as the templates escape them; its rulings are RulingItems."""
 
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
         self.rulings = RulingItems(mechanics)
@@ -538,7 +531,8 @@ CARD_ROOT = "../../"
 
 @cache
 def _rulings_module(locale: Locale) -> Any:
-    """The macros of _rulings.html, bound to a card page's context."""
+    """The macros of _rulings.html, bound to a page two folders deep (card and mechanic
+    pages)."""
     return _template(locale, "_rulings.html").make_module({"root": CARD_ROOT})
 
 
@@ -561,7 +555,7 @@ def home_page(site: SiteIndex, locale: Locale) -> Page:
 
 class CardList:
     """Cards with their names in one locale, for the pages that list them: sorted once, each
-    link rendered once (a card is listed on the A–Z page and on every mechanic it has)."""
+    list item rendered once (a card is listed on the A–Z page and on every mechanic it has)."""
 
     def __init__(self, cards: Iterable[CardEntry], locale: Locale) -> None:
         self.locale = locale
