@@ -17,6 +17,7 @@ import html5lib
 import pytest
 from click.testing import CliRunner
 from pyuca import Collator
+from pyuca.trie import Node
 from realdata import DATA
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
@@ -27,10 +28,11 @@ from kb.db import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import build as site_build
-from kb.site import render
+from kb.site import collation, render
 from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, build
+from kb.site.collation import encode_weights, initial, sort_key
 from kb.site.paths import relative_href
-from kb.site.render import NOT_FOUND, encode_weights, initial, sort_key
+from kb.site.render import NOT_FOUND
 from kb.site.serve import preview_server
 
 GERMAN_PAGE = Path("de/cards/three-steps-ahead.html")
@@ -217,6 +219,26 @@ def test_collation_follows_the_unicode_collation_algorithm() -> None:
     assert [initial(name) for name in ["Éclair", "ärger", "한국", "三歩先", "42"]] == [
         "E", "A", "ㅎ", "三", "#",
     ]  # fmt: skip
+
+
+def test_collation_table_read_lazily_is_pyucas_own() -> None:
+    """kb reads DUCET a character at a time; every entry, contraction and implicit weight
+    comes out as pyuca's own reading of the whole table gives it."""
+    lazy = collation._collator()
+    whole = Collator()
+    assert lazy.implicit_weights == whole.implicit_weights
+
+    def assert_same(ours: Node, pyucas: Node, codes: list[int]) -> None:
+        assert ours.value == pyucas.value, codes
+        assert set(ours.children or ()) == set(pyucas.children or ()), codes
+        for code, node in (pyucas.children or {}).items():
+            assert_same(ours.children[code], node, [*codes, code])
+
+    for code, node in whole.table.root.children.items():
+        assert code in lazy.table.root.children
+        assert_same(lazy.table.root.children[code], node, [code])
+    assert 0x10FFFF not in lazy.table.root.children
+    assert lazy.table.root.children.get(0x10FFFF) is None
 
 
 def test_build_is_deterministic_on_each_engine(demo_store: Engine, tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -25,10 +24,10 @@ from jinja2 import (
 )
 from jinja2.bccache import Bucket
 from markupsafe import Markup, escape
-from pyuca import Collator
 
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
+from kb.site.collation import initial, sort_key
 from kb.site.data import CardEntry, CardView, MechanicView, RulingView, SiteIndex
 from kb.site.i18n import translations
 from kb.site.paths import relative_href
@@ -41,8 +40,6 @@ NOT_FOUND = "404.html"
 STYLESHEET = "static/style.css"
 _MANA_SYMBOL = re.compile(r"\{([^{}]+)\}")
 _COLOURS = frozenset("WUBRGC")
-_HANGUL_INITIALS = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
-"""The 19 leading consonants (U+1100 to U+1112) as the letters Korean indexes show."""
 
 
 N = TypeVar("N", CardEntry, MechanicView)
@@ -103,101 +100,6 @@ def _medium_date(locale: Locale) -> tuple[DateTimePattern, BabelLocale]:
     on every call)."""
     babel_locale = BabelLocale.parse(locale.babel)
     return get_date_format("medium", locale=babel_locale), babel_locale
-
-
-@cache
-def _collator() -> Collator:
-    return Collator()
-
-
-_LEVELS = 4
-"""pyuca's sort key: the weights of each of four levels in turn, levels separated by 0."""
-
-
-@cache
-def _character(character: str) -> tuple[tuple[str, ...], frozenset[int]]:
-    """One character's non-zero weights per level (encode_weights), and the characters that
-    would continue a contraction it starts (DUCET's multi-character entries)."""
-    collator = _collator()
-    node = collator.table.root.children.get(ord(character))
-    elements = node.value if node is not None and node.value else None
-    if elements is None:
-        elements = collator.implicit_weight(ord(character))
-    weights = tuple(
-        encode_weights(
-            [element[level] for element in elements if len(element) > level and element[level]]
-        )
-        for level in range(_LEVELS)
-    )
-    return weights, frozenset(node.children or ()) if node is not None else frozenset()
-
-
-class _LevelWeights(dict[int, str]):
-    """A ``str.translate`` table: a character → its weights at one level, filled on demand."""
-
-    def __init__(self, level: int) -> None:
-        super().__init__()
-        self.level = level
-
-    def __missing__(self, code: int) -> str:
-        weights = self[code] = _character(chr(code))[0][self.level]
-        return weights
-
-
-_LEVEL_WEIGHTS = tuple(_LevelWeights(level) for level in range(_LEVELS))
-
-
-@cache
-def _maybe_contraction() -> re.Pattern[str]:
-    """A character that begins one of DUCET's contractions, followed by one that may continue
-    it: one that continues any contraction, a combining mark, or any character beyond the
-    Basic Multilingual Plane (where combining marks are rare; sort_key checks them exactly)."""
-    root = _collator().table.root.children
-    starters = {code for code, node in root.items() if node.children}
-    followers = {code for code in starters for code in root[code].children}
-    followers.update(code for code in range(0x10000) if unicodedata.combining(chr(code)))
-    return re.compile(
-        f"[{_character_class(starters)}]([{_character_class(followers)}]|[\U00010000-\U0010ffff])"
-    )
-
-
-def _character_class(codes: Iterable[int]) -> str:
-    return "".join(re.escape(chr(code)) for code in sorted(codes))
-
-
-def sort_key(name: str) -> str:
-    """The Unicode Collation Algorithm's key (DUCET): "Éclair" sorts with E, kana in gojūon
-    order, Hangul in its alphabetical order.
-
-    pyuca's key (encode_weights), computed level by level with ``str.translate`` from cached
-    per-character weights unless a contraction may be involved (a character that starts one,
-    followed by one that continues it or by a combining mark): a whole site sorts hundreds of
-    thousands of names."""
-    decomposed = unicodedata.normalize("NFD", name)
-    if _maybe_contraction().search(decomposed):
-        characters = [_character(character) for character in decomposed]
-        for (_weights, continuations), following in zip(characters, decomposed[1:], strict=False):
-            if ord(following) in continuations or unicodedata.combining(following):
-                return encode_weights(_collator().sort_key(name))
-    return "\0".join([decomposed.translate(weights) for weights in _LEVEL_WEIGHTS])
-
-
-def encode_weights(weights: Iterable[int]) -> str:
-    """Collation weights (16-bit in DUCET, 0 between levels) as a string of one character per
-    weight, which compares as the weights do: a tenth of the memory of a tuple of ints when a
-    locale's 30,000 names are sorted."""
-    return "".join(map(chr, weights))
-
-
-def initial(name: str) -> str:
-    """The letter a name is listed under: the base letter without accents (É → E), the initial
-    consonant of a Hangul syllable, else the first character itself."""
-    first = unicodedata.normalize("NFKD", name.lstrip()[:1] or "#")[:1]
-    if first.isalpha() and unicodedata.category(first) != "Lo":
-        return first.upper()
-    if "\u1100" <= first <= "\u1112":  # a Hangul syllable decomposes to its leading consonant
-        return _HANGUL_INITIALS[ord(first) - 0x1100]
-    return first if first.isalpha() else "#"
 
 
 @cache
