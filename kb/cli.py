@@ -22,9 +22,7 @@ from kb.exporting import EXPORT_FORMATS, export
 from kb.importing import FORMATS, ImportOptions, plan, run_import
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
-from kb.site.build import DEFAULT_BASE_URL, BuildOptions
-from kb.site.build import build as build_site
-from kb.site.serve import preview_server
+from kb.site import DEFAULT_BASE_URL
 
 DEMO_DATA = Path("data")
 DEMO_SITE = Path("site")
@@ -286,6 +284,8 @@ def build_command(
 
     Incremental: pages whose content did not change are not rewritten.
     """
+    from kb.site.build import BuildOptions, build
+
     if not base_url.endswith("/"):
         base_url += "/"
     options = BuildOptions(locales=locales, jobs=jobs, full=full, base_url=base_url)
@@ -301,7 +301,7 @@ def build_command(
             done += pages
             advance[0](pages, done)
 
-        result = build_site(app.engine(), out, options, progress=rendered, loaded=start_progress)
+        result = build(app.engine(), out, options, progress=rendered, loaded=start_progress)
     app.echo(
         f"{result.pages} pages in {result.out}: {result.written} written, "
         f"{result.unchanged} unchanged, {result.removed} removed"
@@ -320,6 +320,8 @@ def build_command(
 @pass_app
 def serve_command(app: App, out: Path, port: int) -> None:
     """Preview the built site on http://127.0.0.1:PORT/ (Ctrl-C stops)."""
+    from kb.site.serve import preview_server
+
     server = preview_server(out, port)
     host, bound_port = server.server_address[:2]
     click.echo(f"serving {out} on http://{host!s}:{bound_port}/ (Ctrl-C stops)")
@@ -336,10 +338,12 @@ def demo_command(app: App) -> None:
     """Import data/ into the store, build site/, and show where the German page is."""
     if not DEMO_DATA.is_dir():
         raise KbError(f"{DEMO_DATA}/: no such folder; run kb demo in the repository root")
+    from kb.site.build import build
+
     with clear_errors():
         engine = app.engine()
         summary = run_import(engine, [DEMO_DATA])
-        result = build_site(engine, DEMO_SITE)
+        result = build(engine, DEMO_SITE)
     for line in summary.lines():
         app.echo(line)
     german = result.out / "de" / "cards" / "three-steps-ahead.html"

@@ -34,7 +34,7 @@ from kb import changelog
 from kb.db import SQLITE_CACHE_KIB
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
-from kb.site import render
+from kb.site import DEFAULT_BASE_URL, render
 from kb.site.data import (
     CardEntry,
     CardView,
@@ -70,7 +70,6 @@ alternates, rendered in memory), under the protocol's 50,000 and 50 MB.
 A larger site's sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml, ..."""
 MANIFEST = ".kb-manifest"
 """The output folder's record of its pages (see Manifest)."""
-DEFAULT_BASE_URL = "http://127.0.0.1:8000/"
 SQLITE_DEFAULT_CACHE_KIB = 2000
 """SQLite's own default page cache size."""
 
