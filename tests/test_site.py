@@ -247,6 +247,22 @@ def test_build_is_deterministic_on_each_engine(demo_store: Engine, tmp_path: Pat
     assert _pages(first.out) == _pages(second.out)
 
 
+def test_large_pages_are_encoded_in_slices(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages longer than ENCODED_AT_ONCE are hashed and written a slice at a time: the same
+    bytes and hashes, slices cutting through multi-byte characters (the Japanese pages)."""
+    whole = build(demo_store, tmp_path / "whole").out
+    monkeypatch.setattr(site_build, "ENCODED_AT_ONCE", 7)
+    sliced = build(demo_store, tmp_path / "sliced").out
+    assert _pages(sliced) == _pages(whole)
+    manifest = site_build.Manifest.read(sliced)
+    assert manifest is not None
+    assert manifest.pages == site_build.Manifest.read(whole).pages  # type: ignore[union-attr]
+    for path, (_fingerprint, content) in manifest.pages.items():
+        assert site_build.digest((sliced / path).read_bytes()) == content, path
+
+
 def test_rulings_are_shown_as_text(demo_store: Engine, tmp_path: Path) -> None:
     hostile = "<script>alert('x')</script> Tom & Jerry"
     with demo_store.begin() as connection:

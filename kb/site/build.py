@@ -345,24 +345,44 @@ class _Job:
         """Write a rendered page into the staging folder unless the previous site holds its
         bytes; (hash, written). Paths are made of slugs ([a-z0-9-]) and fixed folder names, so
         they stay inside."""
-        data = page.text.encode("utf-8")
-        content = digest(data)
+        data = page.text.encode("utf-8") if len(page.text) <= ENCODED_AT_ONCE else None
+        content = digest(data) if data is not None else _digest_in_slices(page.text)
         if self.previous is not None and old_hash == content and self.previous.present(page.path):
             return content, False
         target = f"{self.staging}/{page.path}"  # a string: pathlib's joins cost more than a write
         try:
-            _write(target, data)
+            _write(target, page.text, data)
         except FileNotFoundError:
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            _write(target, data)
+            _write(target, page.text, data)
         return content, True
 
 
-def _write(path: str, data: bytes) -> None:
-    # Three system calls: creating files is most of a full build's time on some disks.
+ENCODED_AT_ONCE = 1 << 20
+"""Characters of a page encoded in one piece. A larger page (a large site's A–Z index of
+30,000 cards, a sitemap) is encoded a slice at a time, twice (for its hash, then to write it):
+a whole copy of it as bytes would be the build's peak memory."""
+
+
+def _encoded_in_slices(text: str) -> Iterator[bytes]:
+    for start in range(0, len(text), ENCODED_AT_ONCE):
+        yield text[start : start + ENCODED_AT_ONCE].encode("utf-8")
+
+
+def _digest_in_slices(text: str) -> str:
+    hasher = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    for data in _encoded_in_slices(text):
+        hasher.update(data)
+    return hasher.hexdigest()
+
+
+def _write(path: str, text: str, data: bytes | None) -> None:
+    """Write the text; ``data``: its bytes, if at hand."""
+    # Three system calls for a page: creating files is most of a full build's time on some disks.
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        os.write(descriptor, data)
+        for piece in (data,) if data is not None else _encoded_in_slices(text):
+            os.write(descriptor, piece)
     finally:
         os.close(descriptor)
 
@@ -456,8 +476,18 @@ class Plan:
         self._fingerprints[path] = fingerprint
         self.renderers.append((path, renderer))
 
+    _shared: list[Callable[[], None]] = field(default_factory=list)
+    """How to let go of what the renderers share, once the pages are staged."""
+
     def fingerprints(self) -> dict[str, str]:
         return {path: fingerprint() for path, fingerprint in self._fingerprints.items()}
+
+    def share(self, forget: Callable[[], None]) -> None:
+        self._shared.append(forget)
+
+    def staged(self) -> None:
+        for forget in self._shared:
+            forget()
 
 
 class LocalizedCards:
@@ -475,6 +505,10 @@ class LocalizedCards:
             self._every = None  # let the previous locale's go before reading the next
             self._every = self._read(self.index.cards, locale)
         return self._every
+
+    def forget(self) -> None:
+        """Let the last locale's list go (a large site's is about 15 MB)."""
+        self._every = None
 
     def some(self, locale: Locale, ids: Sequence[int]) -> CardList:
         """At least these cards: read alone unless the locale's whole list is at hand (an
@@ -501,6 +535,7 @@ def _plan_other_pages(
     ``names`` will hold each card's names digest by the time the fingerprints are taken."""
     plan = Plan()
     localized = LocalizedCards(engine, index)
+    plan.share(localized.forget)
     ruling_items = RulingItems(index.mechanics)
     position = cache(lambda: {card.id: number for number, card in enumerate(index.cards)})
     all_names = cache(lambda: digest("\n".join(names)))
@@ -715,6 +750,7 @@ def _stage_others(plan: Plan, fingerprints: dict[str, str] | None) -> OtherDone:
         ):
             continue
         done.append((path, *job.stage(renderer(), old_hash)))
+    plan.staged()
     return done
 
 
