@@ -471,23 +471,22 @@ class Plan:
 
     renderers: list[tuple[str, Callable[[], Page]]] = field(default_factory=list)
     _fingerprints: dict[str, Callable[[], str]] = field(default_factory=dict)
+    _releases: list[Callable[[], None]] = field(default_factory=list)
+    """How to let go of what the renderers share, once the pages are staged."""
 
     def add(self, path: str, fingerprint: Callable[[], str], renderer: Callable[[], Page]) -> None:
         self._fingerprints[path] = fingerprint
         self.renderers.append((path, renderer))
 
-    _shared: list[Callable[[], None]] = field(default_factory=list)
-    """How to let go of what the renderers share, once the pages are staged."""
-
     def fingerprints(self) -> dict[str, str]:
         return {path: fingerprint() for path, fingerprint in self._fingerprints.items()}
 
-    def share(self, forget: Callable[[], None]) -> None:
-        self._shared.append(forget)
+    def after_staging(self, release: Callable[[], None]) -> None:
+        self._releases.append(release)
 
     def staged(self) -> None:
-        for forget in self._shared:
-            forget()
+        for release in self._releases:
+            release()
 
 
 class LocalizedCards:
@@ -535,7 +534,7 @@ def _plan_other_pages(
     ``names`` will hold each card's names digest by the time the fingerprints are taken."""
     plan = Plan()
     localized = LocalizedCards(engine, index)
-    plan.share(localized.forget)
+    plan.after_staging(localized.forget)
     ruling_items = RulingItems(index.mechanics)
     position = cache(lambda: {card.id: number for number, card in enumerate(index.cards)})
     all_names = cache(lambda: digest("\n".join(names)))
