@@ -28,7 +28,9 @@ class _LazyFirstLevel(dict[int, Node]):
         DUCET writes it (four or more hexadecimal digits)."""
 
     def __contains__(self, code: object) -> bool:
-        return dict.__contains__(self, code) or f"{code:04X}" in self._unparsed
+        return dict.__contains__(self, code) or (
+            isinstance(code, int) and f"{code:04X}" in self._unparsed
+        )
 
     def get(self, code: int, default: Node | None = None) -> Node | None:
         return self[code] if code in self else default  # noqa: SIM401 (this is get)
