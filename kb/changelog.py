@@ -57,11 +57,21 @@ def _sqlite_trigger(table: str, event: str) -> str:
     )
 
 
+_POSTGRESQL_TRANSACTION = "pg_current_xact_id()::text::bigint"
+"""The writing transaction's id, as site_changes.transaction_id stores it."""
+ANY_CARD = {
+    "postgresql": "INSERT INTO site_changes (card_id, transaction_id) "
+    f"VALUES (NULL, {_POSTGRESQL_TRANSACTION})",
+    "sqlite": "INSERT INTO site_changes (card_id) VALUES (NULL)",
+}
+"""Per dialect: the statement that logs "any card may have changed"."""
+
+
 def _postgresql_function(table: str) -> str:
     def insert(row: str) -> str:
         return (
             "INSERT INTO site_changes (card_id, transaction_id) "
-            "SELECT changed.card_id, pg_current_xact_id()::text::bigint "
+            f"SELECT changed.card_id, {_POSTGRESQL_TRANSACTION} "
             f"FROM ({CARDS_OF_ROW[table].format(row=row)}) AS changed (card_id);"
         )
 
@@ -87,8 +97,7 @@ def _postgresql_trigger(table: str) -> str:
 _POSTGRESQL_TRUNCATED = (
     "CREATE FUNCTION site_changes_truncated() RETURNS trigger LANGUAGE plpgsql AS $$\n"
     "BEGIN\n"
-    "  INSERT INTO site_changes (card_id, transaction_id) "
-    "VALUES (NULL, pg_current_xact_id()::text::bigint);\n"
+    f"  {ANY_CARD['postgresql']};\n"
     "  RETURN NULL;\n"
     "END $$"
 )
@@ -142,22 +151,14 @@ def begin_bulk_load(connection: Connection) -> None:
 
 def end_bulk_load(connection: Connection, changed: bool) -> None:
     """Turn the triggers back on; log "anything may have changed" if the import wrote rows."""
-    if connection.dialect.name == "postgresql":
+    dialect = connection.dialect.name
+    if dialect == "postgresql":
         connection.exec_driver_sql(f"SET LOCAL {BULK_LOAD_SETTING} = 'off'")
     else:
-        for statement in create_triggers("sqlite"):
+        for statement in create_triggers(dialect):
             connection.exec_driver_sql(statement)
-    if not changed:
-        return
-    if connection.dialect.name == "postgresql":
-        connection.execute(
-            text(
-                "INSERT INTO site_changes (card_id, transaction_id) "
-                "VALUES (NULL, pg_current_xact_id()::text::bigint)"
-            )
-        )
-    else:
-        connection.execute(text("INSERT INTO site_changes (card_id) VALUES (NULL)"))
+    if changed:
+        connection.exec_driver_sql(ANY_CARD[dialect])
 
 
 def position(connection: Connection) -> str:
