@@ -252,10 +252,17 @@ class Manifest:
 
 def _card_folder_times(site: Path) -> Iterator[tuple[str, int]]:
     for locale in LOCALES:
-        try:
-            yield locale.folder, (site / locale.folder / "cards").stat().st_mtime_ns
-        except FileNotFoundError:
-            continue
+        time = _card_folder_time(site, locale.folder)
+        if time is not None:
+            yield locale.folder, time
+
+
+def _card_folder_time(site: Path, folder: str) -> int | None:
+    """The modification time of a locale folder's cards/ folder; None when there is none."""
+    try:
+        return (site / folder / "cards").stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
 
 
 class Previous:
@@ -308,16 +315,10 @@ class Previous:
             touched = self._touched[locales] = [
                 (locale, self._listing(f"{LOCALES[locale].folder}/cards"))
                 for locale in locales
-                if self._folder_time(LOCALES[locale].folder)
+                if _card_folder_time(self.out, LOCALES[locale].folder)
                 != self.manifest.folders.get(LOCALES[locale].folder)
             ]
         return touched
-
-    def _folder_time(self, folder: str) -> int | None:
-        try:
-            return (self.out / folder / "cards").stat().st_mtime_ns
-        except FileNotFoundError:
-            return None
 
 
 @dataclass(frozen=True)
@@ -643,8 +644,9 @@ def build(
             unchanged, looked_at = _split_unchanged(index, previous, changed, built)
     # Shares of cards adjacent by id: a full build's are read with a range of ids.
     by_id = sorted(looked_at, key=lambda position: index.cards[position].id)
-    share = CARDS_PER_TASK
-    shares = [by_id[start : start + share] for start in range(0, len(by_id), share)]
+    shares = [
+        by_id[start : start + CARDS_PER_TASK] for start in range(0, len(by_id), CARDS_PER_TASK)
+    ]
     names = [""] * count
     loaded(len(by_id) * len(built))
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))

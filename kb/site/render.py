@@ -392,8 +392,8 @@ class CardPages:
             count=_ruling_count(locale, len(card.rulings)),
             rulings=self.rulings.items(locale, card.rulings, values.rulings),
         )
-        path = f"{locale.folder}/cards/{card.slug}.html"
-        return Page(path, _frame(locale, "cards").fill(slug=card.slug, title=title, body=body))
+        page = _frame(locale, "cards").fill(slug=card.slug, title=title, body=body)
+        return Page(Urls.card(locale, card), page)
 
     def _values(self, card: CardView) -> _CardValues:
         """The card's values escaped, once for all its pages (rendered one after the other)."""
