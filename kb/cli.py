@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from sqlalchemy import select
@@ -23,6 +24,9 @@ from kb.importing import FORMATS, ImportOptions, plan, run_import
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
 from kb.site import DEFAULT_BASE_URL
+
+if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
+    from kb.site.build import BuildResult
 
 DEMO_DATA = Path("data")
 DEMO_SITE = Path("site")
@@ -78,11 +82,15 @@ class KbError(click.ClickException):
 def clear_errors() -> Iterator[None]:
     try:
         yield
-    except ParseError as error:
-        raise KbError(str(error)) from None
-    except SQLAlchemyError as error:
-        message = str(getattr(error, "orig", None) or error).splitlines()[0]
-        raise KbError(f"database: {message}") from None
+    except (ParseError, SQLAlchemyError) as error:
+        raise KbError(_one_line(error)) from None
+
+
+def _one_line(error: Exception) -> str:
+    """What went wrong, in one line: the database's own message for a database error."""
+    if isinstance(error, SQLAlchemyError):
+        return "database: " + str(getattr(error, "orig", None) or error).splitlines()[0]
+    return str(error)
 
 
 pass_app = click.make_pass_decorator(App)
@@ -276,19 +284,42 @@ def _locale_list(
     show_default=True,
     help="Where the site is published (absolute addresses in sitemap.xml and robots.txt).",
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep running: build again, incrementally, whenever the store changes (Ctrl-C stops).",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.01),
+    default=0.05,
+    show_default=True,
+    help="With --watch: seconds between two looks at the store's change log.",
+)
 @pass_app
 def build_command(
-    app: App, out: Path, full: bool, jobs: int, locales: tuple[Locale, ...], base_url: str
+    app: App,
+    out: Path,
+    full: bool,
+    jobs: int,
+    locales: tuple[Locale, ...],
+    base_url: str,
+    watch: bool,
+    interval: float,
 ) -> None:
     """Build the static site: home, A–Z index, card and mechanic pages per locale.
 
-    Incremental: pages whose content did not change are not rewritten.
+    Incremental: pages whose content did not change are not rewritten. With --watch, kb
+    keeps what it read and builds again after each write to the store, in a fraction of the
+    time a new kb build takes.
     """
-    from kb.site.build import BuildOptions, build
+    from kb.site.build import BuildOptions, Kept, build
 
     if not base_url.endswith("/"):
         base_url += "/"
     options = BuildOptions(locales=locales, jobs=jobs, full=full, base_url=base_url)
+    engine = app.engine()
+    kept = Kept() if watch else None
     with clear_errors(), ExitStack() as stack:
         advance: list[Callable[[int, int], None]] = []
         done = 0
@@ -301,8 +332,27 @@ def build_command(
             done += pages
             advance[0](pages, done)
 
-        result = build(app.engine(), out, options, progress=rendered, loaded=start_progress)
-    app.echo(
+        result = build(engine, out, options, rendered, start_progress, kept)
+    app.echo(_built(result))
+    if kept is None:
+        return
+    from kb.site.watch import watch as watch_store
+
+    def rebuilt(result: BuildResult, seconds: float) -> None:
+        app.echo(f"{time.strftime('%H:%M:%S')} {_built(result)} ({seconds:.2f} s)")
+
+    def failed(error: Exception) -> None:
+        click.echo(f"kb: error: {_one_line(error)}", err=True)
+
+    app.echo("watching the store for changes (Ctrl-C stops)")
+    try:
+        watch_store(engine, out, options, kept, threading.Event(), rebuilt, failed, interval)
+    except KeyboardInterrupt:
+        app.echo("stopped")
+
+
+def _built(result: BuildResult) -> str:
+    return (
         f"{result.pages} pages in {result.out}: {result.written} written, "
         f"{result.unchanged} unchanged, {result.removed} removed"
     )

@@ -15,6 +15,7 @@ the store is read, each taking a share of the cards and writing its pages itself
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -36,10 +37,12 @@ from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
 from kb.site import DEFAULT_BASE_URL, render
 from kb.site.data import (
+    READ_BY_ID,
     CardEntry,
     CardView,
     RulingView,
     SiteIndex,
+    english_names,
     load_cards,
     load_index,
     localized_cards,
@@ -233,8 +236,9 @@ class Manifest:
 
     def write(self, folder: Path) -> None:
         temporary = folder / f"{MANIFEST}.tmp"
+        self.folders = dict(_card_folder_times(folder))
         with temporary.open("w", encoding="utf-8") as file:
-            folders = " ".join(f"{name}={time}" for name, time in _card_folder_times(folder))
+            folders = " ".join(f"{name}={time}" for name, time in self.folders.items())
             file.write(f"{MANIFEST_FORMAT}\t{self.version}\t{self.position}\t{folders}\n")
             for kind, entries in (("card", self.cards), ("page", self.pages)):
                 file.writelines(
@@ -278,10 +282,10 @@ class Previous:
 
     def present(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
-        listing = self._listings.get(folder)
-        if listing is None:  # one file: not worth listing a folder of 30,000 card pages
-            return os.path.exists(self.out / path)
-        return name in listing
+        if folder.endswith("/cards") and folder not in self._listings:
+            # One file: not worth listing a folder of 30,000 card pages.
+            return os.path.exists(f"{self.out}/{path}")
+        return name in self._listing(folder)
 
     def _listing(self, folder: str) -> frozenset[str]:
         listing = self._listings.get(folder)
@@ -298,10 +302,12 @@ class Previous:
     ) -> Sequence[int]:
         """The locales (indexes in LOCALES) of the card's pages that the previous site lacks:
         none recorded, or the file gone."""
-        name = f"{card.slug}.html"
         touched = self._touched_card_folders(locales)
-        if NO_PAGE not in hashes and all(name in listing for _locale, listing in touched):
+        if NO_PAGE not in hashes and (
+            not touched or all(f"{card.slug}.html" in listing for _locale, listing in touched)
+        ):
             return ()  # the usual case, decided without splitting the hashes
+        name = f"{card.slug}.html"
         recorded = self.manifest.card_hashes(card.slug)
         gone = {locale for locale, listing in touched if name not in listing}
         return [locale for locale in locales if recorded[locale] == NO_PAGE or locale in gone]
@@ -319,6 +325,85 @@ class Previous:
                 != self.manifest.folders.get(LOCALES[locale].folder)
             ]
         return touched
+
+
+@dataclass
+class Kept:
+    """What a build that keeps running (``kb build --watch``) keeps for its next build, which
+    then reads only what changed: the store's card index as of the change log's position of
+    its manifest, that manifest, and the renderer of card pages.
+
+    An incremental build leaves writing the manifest to ``write_manifest``, which the watcher
+    calls once the store is quiet: the pages are in place first. A manifest left older than the
+    pages (the process killed) costs the next build only pages rendered again, since its
+    change log position is older too."""
+
+    index: SiteIndex | None = None
+    manifest: Manifest | None = None
+    unwritten: bool = False
+    """The kept manifest is newer than the file."""
+    _manifest_file: tuple[int, int, int] | None = None
+    """The identity of the manifest file the kept one was read from or written to."""
+    _card_pages: tuple[str, CardPages] | None = None
+
+    def card_pages(self, mechanics: str, index: SiteIndex) -> CardPages:
+        """The kept renderer of card pages, with the shapes and dates it rendered, if the
+        mechanics (``mechanics``: their fingerprint), whose tags it renders, are the same."""
+        if self._card_pages is None or self._card_pages[0] != mechanics:
+            self._card_pages = mechanics, CardPages(index.mechanics)
+        return self._card_pages[1]
+
+    def cards(self, connection: Connection) -> list[CardEntry] | None:
+        """The kept cards' entries, if the change log shows no card added, removed or renamed
+        since they were read."""
+        if self.index is None or self.manifest is None:
+            return None
+        changed = changelog.changed_cards(connection, self.manifest.position)
+        if changed is None or len(changed) > READ_BY_ID:
+            return None
+        kept = {card.id: card.name for card in self.index.cards if card.id in changed}
+        return self.index.cards if english_names(connection, sorted(changed)) == kept else None
+
+    def recorded(self, out: Path) -> Manifest | None:
+        """The manifest of the site in ``out``: the kept one, unless another build wrote the
+        file since (then the file's, kept from now on)."""
+        found = _file_identity(out / MANIFEST)
+        if self.manifest is None or found != self._manifest_file:
+            self.manifest = Manifest.read(out) if found is not None else None
+            self._manifest_file = found
+            self.unwritten = False
+        return self.manifest
+
+    def keep(self, index: SiteIndex, manifest: Manifest, out: Path, written: bool) -> None:
+        """Keep what a build read and the manifest of the site it left (``written``: in the
+        file already)."""
+        self.index = index
+        if written:
+            self._manifest_file = _file_identity(out / MANIFEST)
+            self.unwritten = False
+        elif manifest is not self.manifest:
+            self.unwritten = True
+        self.manifest = manifest
+
+    def write_manifest(self, out: Path) -> None:
+        """Write the kept manifest if it is newer than the file, unless another build wrote
+        the file since (its record is then the site's: the next build reads it)."""
+        if not self.unwritten or self.manifest is None:
+            return
+        if _file_identity(out / MANIFEST) != self._manifest_file:
+            self.manifest = None
+        else:
+            self.manifest.write(out)
+            self._manifest_file = _file_identity(out / MANIFEST)
+        self.unwritten = False
+
+
+def _file_identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        return None
+    return status.st_ino, status.st_size, status.st_mtime_ns
 
 
 @dataclass(frozen=True)
@@ -412,11 +497,8 @@ class CardResult(NamedTuple):
 
     position: int
     """In the site index's cards."""
-    fingerprint: str
-    names: str
-    """The digest of its names (Fingerprints.names)."""
-    hashes: str
-    """Its page hashes, in the order of LOCALES (NO_PAGE where it has none)."""
+    record: CardRecord
+    """The new manifest's record of the card (the previous one's, when it did not change)."""
     rendered: int
     """Pages rendered: those whose input changed or whose file is missing."""
     written: int
@@ -454,15 +536,19 @@ def _render_cards(share: list[int]) -> list[CardResult]:
             hashes[locale], changed = job.stage(page, hashes[locale])
             written |= changed << locale
         results.append(
-            CardResult(position, fingerprint, names, "".join(hashes), len(stale), written)
+            CardResult(
+                position, CardRecord(fingerprint, names, "".join(hashes)), len(stale), written
+            )
         )
     return results
 
 
-def _forget_connections() -> None:
-    """In a forked worker: never use the parent's connections (SQLAlchemy's advice)."""
+def _start_worker() -> None:
+    """In a forked worker: never use the parent's connections (SQLAlchemy's advice); collect
+    cycles again (see _cycle_collection_paused)."""
     assert _job is not None
     _job.engine.dispose(close=False)
+    gc.enable()
 
 
 @dataclass
@@ -515,8 +601,8 @@ class LocalizedCards:
         incremental build renders a mechanic's page without the A–Z index)."""
         if self._every is not None and self._every.locale == locale:
             return self._every
-        wanted = set(ids)
-        return self._read([card for card in self.index.cards if card.id in wanted], locale)
+        positions = sorted(self.index.positions[card_id] for card_id in ids)
+        return self._read([self.index.cards[position] for position in positions], locale)
 
     def _read(self, cards: Sequence[CardEntry], locale: Locale) -> CardList:
         with _reading(self.engine) as connection:
@@ -530,14 +616,14 @@ def _plan_other_pages(
     fingerprints: Fingerprints,
     mechanic_list: str,
     names: list[str],
+    ruling_items: RulingItems,
 ) -> Plan:
     """The pages beside the card pages. ``mechanic_list`` is the mechanics' fingerprint;
-    ``names`` will hold each card's names digest by the time the fingerprints are taken."""
+    ``names`` will hold each card's names digest by the time the fingerprints are taken;
+    ``ruling_items`` renders a mechanic's general rulings."""
     plan = Plan()
     localized = LocalizedCards(engine, index)
     plan.after_staging(localized.forget)
-    ruling_items = RulingItems(index.mechanics)
-    position = cache(lambda: {card.id: number for number, card in enumerate(index.cards)})
     all_names = cache(lambda: digest("\n".join(names)))
     counts = fingerprints.of(len(index.cards), index.ruling_count, mechanic_list)
 
@@ -550,7 +636,7 @@ def _plan_other_pages(
             mechanic.key,
             mechanic.rule,
             [fingerprints.ruling(ruling) for ruling in mechanic.general_rulings],
-            [names[position()[card_id]] for card_id in mechanic.card_ids],
+            [names[index.positions[card_id]] for card_id in mechanic.card_ids],
         )
 
     for locale in options.locales:
@@ -600,10 +686,10 @@ def _plan_other_pages(
     return plan
 
 
-def _in_locales(path: str, locales: Sequence[Locale]) -> bool:
-    """Whether a page belongs to the build of these locales (root pages belong to every build)."""
-    folder = path.partition("/")[0]
-    return "/" not in path or folder in {locale.folder for locale in locales}
+def _in_locales(path: str, folders: set[str]) -> bool:
+    """Whether a page belongs to the build of the locales with these folders (root pages
+    belong to every build)."""
+    return "/" not in path or path.partition("/")[0] in folders
 
 
 OtherDone = list[tuple[str, str, bool]]
@@ -616,16 +702,56 @@ def build(
     options: BuildOptions = BuildOptions(),
     progress: Callable[[int], None] = lambda _pages: None,
     loaded: Callable[[int], None] = lambda _pages: None,
+    kept: Kept | None = None,
 ) -> BuildResult:
     """Render the site into ``out``. ``loaded`` hears how many card pages will be looked at
-    once the store's index is read; ``progress`` hears of each share done."""
+    once the store's index is read; ``progress`` hears of each share done. ``kept``: what the
+    previous build of a process that keeps building left, updated for the next one."""
+    with _cycle_collection_paused():
+        result, index, manifest, written = _build(engine, out, options, progress, loaded, kept)
+    if kept is not None:
+        kept.keep(index, manifest, result.out, written)
+    return result
+
+
+@contextmanager
+def _cycle_collection_paused() -> Iterator[None]:
+    """CPython's cycle collector off in the build's process, as Python's documentation advises
+    for a parent that forks workers: each full collection walks every object the process holds
+    (a large site's index and manifest), the build makes no garbage cycles worth one (a large
+    build is 20 % faster without, and peaks no higher), and objects the workers inherit are
+    frozen before they fork so that collections in the workers, on again there, leave their
+    memory pages shared."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def _build(
+    engine: Engine,
+    out: Path,
+    options: BuildOptions,
+    progress: Callable[[int], None],
+    loaded: Callable[[int], None],
+    kept: Kept | None,
+) -> tuple[BuildResult, SiteIndex, Manifest, bool]:
+    """The build; also the index it read, the manifest of the site it left, and whether that
+    is in the manifest file (``kept``: writing it is left to ``kept``)."""
     global _job
     with _reading(engine) as connection:
         position = changelog.position(connection)  # before the data: later writes come after it
-        index = load_index(connection)
+        index = load_index(connection, kept.cards(connection) if kept is not None else None)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    recorded = Manifest.read(out) if out.is_dir() else None
+    if kept is not None:
+        recorded = kept.recorded(out)
+    else:
+        recorded = Manifest.read(out) if out.is_dir() else None
     full = options.full or recorded is None
     manifest = recorded or Manifest()
     previous = None if full else Previous(out, manifest)
@@ -633,41 +759,43 @@ def build(
     mechanics = fingerprints.of(
         sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )
+    card_pages = (
+        kept.card_pages(mechanics, index) if kept is not None else CardPages(index.mechanics)
+    )
     built = tuple(LOCALES.index(locale) for locale in options.locales)
     count = len(index.cards)
-    unchanged: list[CardResult] = []
+    names = [""] * count  # each card's names digest: pages that list cards are fingerprinted so
     looked_at: Sequence[int] = range(count)
     if previous is not None and manifest.version == fingerprints.version and manifest.position:
         with _reading(engine) as connection:
             changed = changelog.changed_cards(connection, manifest.position)
         if changed is not None:
-            unchanged, looked_at = _split_unchanged(index, previous, changed, built)
+            looked_at = _split_unchanged(index, previous, changed, built, names)
     # Shares of cards adjacent by id: a full build's are read with a range of ids.
     by_id = sorted(looked_at, key=lambda position: index.cards[position].id)
     shares = [
         by_id[start : start + CARDS_PER_TASK] for start in range(0, len(by_id), CARDS_PER_TASK)
     ]
-    names = [""] * count
     loaded(len(by_id) * len(built))
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         for locale in options.locales:
             (staging / locale.folder / "cards").mkdir(parents=True)
         _job = _Job(
-            engine, index, staging, manifest, previous, CardPages(index.mechanics),
-            fingerprints, mechanics, built,
+            engine, index, staging, manifest, previous, card_pages, fingerprints, mechanics, built
         )  # fmt: skip
 
         def meanwhile() -> tuple[Plan, OtherDone]:
             # A full build renders every other page while the workers render the cards; an
             # incremental one must first know the cards' names digests to find the stale ones.
-            plan = _plan_other_pages(engine, index, options, fingerprints, mechanics, names)
+            plan = _plan_other_pages(
+                engine, index, options, fingerprints, mechanics, names, card_pages.rulings
+            )
             return plan, _stage_others(plan, None) if full else []
 
         cards_done, (plan, others_done) = _render(shares, options.jobs, progress, meanwhile)
-        cards_done += unchanged
         for result in cards_done:
-            names[result.position] = result.names
+            names[result.position] = result.record.names
         other_fingerprints = plan.fingerprints()
         if not full:
             others_done = _stage_others(plan, other_fingerprints)
@@ -685,43 +813,49 @@ def build(
                     gone = sorted(_files(out) - _files(staging))
             new.write(staging)
             _swap_in(staging, out)
+            in_file = True
         else:
             for path in _written(index, cards_done, others_done):
-                target = out / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(staging / path, target)
+                _move(f"{staging}/{path}", f"{out}/{path}")
             for path in gone:
                 (out / path).unlink(missing_ok=True)
-            if new != manifest:
+            if new == manifest:
+                new = manifest
+            elif kept is None:
                 new.write(out)
+            in_file = kept is None
     finally:
         _job = None
         shutil.rmtree(staging, ignore_errors=True)
     pages = count * len(options.locales) + len(plan.renderers)
     rendered = sum(result.rendered for result in cards_done) + len(others_done)
-    return BuildResult(out, pages, written, len(gone), rendered)
+    return BuildResult(out, pages, written, len(gone), rendered), index, new, in_file
 
 
 def _split_unchanged(
-    index: SiteIndex, previous: Previous, changed: set[int], built: tuple[int, ...]
-) -> tuple[list[CardResult], list[int]]:
-    """The cards the change log says are unchanged since the previous build, as that build
-    recorded them, and the positions of the others (changed, new, renamed, stale in some
-    locale or with a page missing), which are read and fingerprinted."""
-    unchanged = []
+    index: SiteIndex,
+    previous: Previous,
+    changed: set[int],
+    built: tuple[int, ...],
+    names: list[str],
+) -> list[int]:
+    """The positions of the cards to read and fingerprint: those the change log names, and
+    new, renamed, stale in some locale or with a page missing. The others stay as the previous
+    build recorded them: their names digests go into ``names``."""
     looked_at = []
+    records = previous.manifest.cards
     for position, card in enumerate(index.cards):
-        record = previous.manifest.cards.get(card.slug)
+        record = records.get(card.slug)
         if (
-            card.id in changed
-            or record is None
+            record is None
+            or card.id in changed
             or not record.fingerprint
             or previous.missing_pages(card, record.hashes, built)
         ):
             looked_at.append(position)
         else:
-            unchanged.append(CardResult(position, *record, rendered=0, written=0))
-    return unchanged, looked_at
+            names[position] = record.names
+    return looked_at
 
 
 def _written(index: SiteIndex, cards_done: list[CardResult], others_done: OtherDone) -> list[str]:
@@ -729,10 +863,19 @@ def _written(index: SiteIndex, cards_done: list[CardResult], others_done: OtherD
     cards = [
         Urls.card(LOCALES[locale], index.cards[result.position])
         for result in cards_done
+        if result.written
         for locale in range(len(LOCALES))
         if result.written >> locale & 1
     ]
     return cards + [path for path, _hash, changed in others_done if changed]
+
+
+def _move(source: str, target: str) -> None:
+    try:
+        os.replace(source, target)
+    except FileNotFoundError:  # a folder the previous site lacks
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.replace(source, target)
 
 
 def _stage_others(plan: Plan, fingerprints: dict[str, str] | None) -> OtherDone:
@@ -775,9 +918,10 @@ def _render(
             progress(len(share) * pages_per_card)
         return cards_done, meanwhile()
     render.prepare(LOCALES[locale] for locale in _job.locales)  # for the workers to inherit
+    gc.freeze()
     # Forked workers inherit _job.
     with ProcessPoolExecutor(
-        jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections
+        jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker
     ) as pool:
         futures: list[Future[list[CardResult]]] = [
             pool.submit(_render_cards, share) for share in shares
@@ -799,23 +943,22 @@ def _new_manifest(
     version: str,
     position: str,
 ) -> Manifest:
-    """The record of the new site: what was rendered, what stayed, and the pages of the locales
-    this build left out; ``position``: the change log's when the store was read."""
+    """The record of the new site: what was rendered (``cards_done``: the cards looked at),
+    what stayed, and the pages of the locales this build left out; ``position``: the change
+    log's when the store was read."""
     new = Manifest(version, position)
+    new.cards = dict(old.cards)  # the cards not looked at, as the previous build recorded them
     for result in cards_done:
-        new.cards[index.cards[result.position].slug] = CardRecord(
-            result.fingerprint, result.names, result.hashes
-        )
+        new.cards[index.cards[result.position].slug] = result.record
     built = {LOCALES.index(locale) for locale in options.locales}
-    for slug, record in old.cards.items():
-        if slug in new.cards:
-            continue
+    for slug in old.cards.keys() - index.slugs:
         kept = [h if i not in built else NO_PAGE for i, h in enumerate(old.card_hashes(slug))]
         if any(h != NO_PAGE for h in kept):  # a deleted card's pages in the other locales
-            new.cards[slug] = record._replace(hashes="".join(kept))
-    new.pages = {
-        path: entry for path, entry in old.pages.items() if not _in_locales(path, options.locales)
-    }
+            new.cards[slug] = old.cards[slug]._replace(hashes="".join(kept))
+        else:
+            del new.cards[slug]
+    folders = {locale.folder for locale in options.locales}
+    new.pages = {path: entry for path, entry in old.pages.items() if not _in_locales(path, folders)}
     hashes_of_others = {path: content for path, content, _written in others_done}
     for path, fingerprint in other_fingerprints.items():
         new.pages[path] = (fingerprint, hashes_of_others.get(path) or old.pages[path][1])
@@ -828,7 +971,9 @@ def _gone(old: Manifest, new: Manifest, locales: Sequence[Locale]) -> list[str]:
     built = [LOCALES.index(locale) for locale in locales]
     for slug, record in old.cards.items():
         kept = new.cards.get(slug)
-        if NO_PAGE not in record.hashes and kept is not None and kept.hashes == record.hashes:
+        if kept is record or (
+            NO_PAGE not in record.hashes and kept is not None and kept.hashes == record.hashes
+        ):
             continue
         before = old.card_hashes(slug)
         after = new.card_hashes(slug)

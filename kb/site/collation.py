@@ -143,6 +143,12 @@ def _maybe_contraction() -> re.Pattern[str]:
     )
 
 
+def prepare() -> None:
+    """Read the collation table now (a build that keeps running reads it before the first
+    change)."""
+    _maybe_contraction()
+
+
 def _character_class(codes: Iterable[int]) -> str:
     return "".join(re.escape(chr(code)) for code in sorted(codes))
 

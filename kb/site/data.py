@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, select
 from sqlalchemy.engine import Connection
@@ -90,16 +91,23 @@ class SiteIndex:
     """By the store's slug, sorted."""
     ruling_count: int
 
+    @cached_property
+    def slugs(self) -> frozenset[str]:
+        """The cards' file names."""
+        return frozenset(card.slug for card in self.cards)
 
-def load_index(connection: Connection) -> SiteIndex:
+    @cached_property
+    def positions(self) -> dict[int, int]:
+        """Each card's position in ``cards``, by id."""
+        return {card.id: number for number, card in enumerate(self.cards)}
+
+
+def load_index(connection: Connection, cards: list[CardEntry] | None = None) -> SiteIndex:
     """Every card's English name and file name; every mechanic with its cards and general
-    rulings."""
-    card_rows = connection.execute(select(db.Card.id, db.Card.name).order_by(db.Card.name)).all()
-    card_slugs = unique_slugs((row.name for row in card_rows), reserved=RESERVED_SLUGS)
-    cards = [
-        CardEntry(name=row.name, names={}, id=row.id, slug=card_slugs[row.name])
-        for row in card_rows
-    ]
+    rulings. ``cards``: the cards' entries as read before, when no card was added, removed or
+    renamed since (``kb build --watch`` keeps them)."""
+    if cards is None:
+        cards = load_card_entries(connection)
     mechanics = _load_mechanics(connection)
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
     for card_id, mechanic_id in connection.execute(
@@ -113,6 +121,19 @@ def load_index(connection: Connection) -> SiteIndex:
             mechanics[key].general_rulings.append(ruling)
     ruling_count = connection.execute(select(func.count()).select_from(db.Ruling)).scalar_one()
     return SiteIndex(cards, mechanics, ruling_count)
+
+
+def load_card_entries(connection: Connection) -> list[CardEntry]:
+    """Every card's English name and file name, sorted by English name."""
+    rows = connection.execute(select(db.Card.id, db.Card.name).order_by(db.Card.name)).all()
+    slugs = unique_slugs((name for _card_id, name in rows), reserved=RESERVED_SLUGS)
+    return [CardEntry(name, {}, card_id, slugs[name]) for card_id, name in rows]
+
+
+def english_names(connection: Connection, ids: Sequence[int]) -> dict[int, str]:
+    """The English names of those of these cards that exist, by id."""
+    query = select(db.Card.id, db.Card.name).where(db.Card.id.in_(ids))
+    return {card_id: name for card_id, name in connection.execute(query)}
 
 
 def _general_rulings(
@@ -135,9 +156,10 @@ def _general_rulings(
             db.Ruling, db.Ruling.id == shared.c.ruling_id
         )
     ).all()
-    ids = select(shared.c.ruling_id)
-    tags = _tags(connection, ids, mechanics_by_id)
-    translations = _translations(connection, ids)
+    # Every tagged ruling, a superset of the shared ones that costs no second aggregate.
+    tagged = select(db.RulingMechanic.ruling_id)
+    tags = _tags(connection, tagged, mechanics_by_id)
+    translations = _translations(connection, tagged)
     rulings = [
         RulingView(
             row.ruling_id,

@@ -142,10 +142,16 @@ TEMPLATES = (
 
 
 def prepare(locales: Iterable[Locale]) -> None:
-    """Load the locales' templates now: build workers forked afterwards inherit them."""
+    """Load the locales' templates, page frames and CLDR data now: build workers forked
+    afterwards inherit them, and a build that keeps running does not wait for them at the
+    first change."""
     for locale in locales:
         for name in TEMPLATES:
             _template(locale, name)
+        for section in ("cards", "mechanics"):
+            _frame(locale, section)
+        _rulings_module(locale)
+        _medium_date(locale)
 
 
 @cache

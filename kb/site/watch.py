@@ -1,0 +1,81 @@
+"""``kb build --watch``: build the site, then build it again whenever the store changes.
+
+The process polls the store's change log (kb.changelog), a query of one row. It pays once
+for what every build needs (Python's start, the imports, the templates, Babel's locale data,
+the collation table) and keeps what its last build read (kb.site.build.Kept): a build after an
+edit reads the cards the change log names and renders the pages that show them, not the store's
+index of every card or the output folder's manifest again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from kb import changelog
+from kb.site import collation, render
+from kb.site.build import BuildOptions, BuildResult, Kept, build
+
+DEFAULT_INTERVAL = 0.1
+"""Seconds between two reads of the change log."""
+
+
+def watch(
+    engine: Engine,
+    out: Path,
+    options: BuildOptions,
+    kept: Kept,
+    stop: threading.Event,
+    built: Callable[[BuildResult, float], None],
+    failed: Callable[[Exception], None],
+    interval: float = DEFAULT_INTERVAL,
+) -> None:
+    """After a build that filled ``kept``, build incrementally after each change to the store
+    until ``stop`` is set. ``built`` hears of each build (its result and seconds). A build that
+    fails (a database error, a full disk) leaves the previous site in place: ``failed`` hears of
+    it, and the next change to the store builds again. The manifest is written once the store
+    is quiet, and before returning."""
+    render.prepare(options.locales)
+    collation.prepare()
+    incremental = replace(options, full=False)
+    changes = _Changes(engine, kept)
+    try:
+        while not stop.wait(interval):
+            try:
+                if not changes.new():
+                    kept.write_manifest(out)
+                    continue
+                started = time.perf_counter()
+                result = build(engine, out, incremental, kept=kept)
+            except (SQLAlchemyError, OSError) as error:
+                failed(error)
+            else:
+                built(result, time.perf_counter() - started)
+    finally:
+        kept.write_manifest(out)
+
+
+class _Changes:
+    """The store's change log as the watcher reads it."""
+
+    def __init__(self, engine: Engine, kept: Kept) -> None:
+        self.engine = engine
+        self.kept = kept
+        self._seen = ""
+
+    def new(self) -> bool:
+        """Whether the store changed since the kept build read it, and since the last look (a
+        build that failed is tried again after the next write, not at every look)."""
+        with self.engine.connect() as connection:
+            now = changelog.position(connection)
+            if now == self._seen:
+                return False
+            self._seen = now
+            since = self.kept.manifest.position if self.kept.manifest is not None else ""
+            return changelog.changed_cards(connection, since) != set()

@@ -1,0 +1,230 @@
+"""``kb build --watch``: a build that keeps running and builds again after each write to the
+store, on each engine; whatever it kept, its site is the one a new build makes."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from realdata import DATA
+from sqlalchemy import delete, insert, or_, text, update
+from sqlalchemy.engine import Engine
+
+from kb import db
+from kb.db import make_engine
+from kb.importing import run_import
+from kb.site.build import MANIFEST, BuildOptions, BuildResult, Kept, Manifest, build
+from kb.site.watch import watch
+
+SPREE_MODES = "You can%t choose the same mode%"
+EDITED = "Edited:"
+SPREE_PAGES = 2 * 11 + 11
+"""The pages that show the Spree ruling: the two Spree cards' and Spree's, in 11 locales."""
+SUMMARY = "71 pages in {out}: 71 written, 0 unchanged, 0 removed"
+
+
+@pytest.fixture
+def demo_store(engine: Engine) -> Engine:
+    run_import(engine, [DATA])
+    return engine
+
+
+def _pages(folder: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != MANIFEST
+    }
+
+
+def _as_a_new_build_makes_it(engine: Engine, site: Path, tmp_path: Path) -> None:
+    fresh = build(engine, tmp_path / "fresh", BuildOptions(full=True)).out
+    assert _pages(site) == _pages(fresh)
+
+
+def _edit_spree_modes(engine: Engine, new_text: str) -> None:
+    """Change the text of the Spree ruling that stands on both Spree cards (first edit: the
+    text the demo data gives it; later ones: the text the last one gave it)."""
+    with engine.begin() as connection:
+        connection.execute(
+            update(db.Ruling)
+            .where(or_(db.Ruling.text.like(SPREE_MODES), db.Ruling.text.like(f"{EDITED}%")))
+            .values(text=f"{EDITED} {new_text}")
+        )
+
+
+class _Watcher:
+    """kb.site.watch.watch in a thread, its builds and failures in queues."""
+
+    def __init__(self, engine: Engine, out: Path, kept: Kept) -> None:
+        self.builds: queue.Queue[BuildResult] = queue.Queue()
+        self.failures: queue.Queue[Exception] = queue.Queue()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(
+            target=watch,
+            args=(engine, out, BuildOptions(), kept, self.stop),
+            kwargs={
+                "built": lambda result, _seconds: self.builds.put(result),
+                "failed": self.failures.put,
+                "interval": 0.01,
+            },
+        )
+        self.thread.start()
+
+    def next_build(self) -> BuildResult:
+        return self.builds.get(timeout=60)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=60)
+
+
+@pytest.fixture
+def watching(demo_store: Engine, tmp_path: Path) -> Iterator[tuple[_Watcher, Path, Kept]]:
+    kept = Kept()
+    out = build(demo_store, tmp_path / "site", kept=kept).out
+    watcher = _Watcher(demo_store, out, kept)
+    yield watcher, out, kept
+    watcher.close()
+
+
+def test_watch_builds_again_after_each_write(
+    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, Kept]
+) -> None:
+    watcher, out, kept = watching
+    _edit_spree_modes(demo_store, "& <kept>.")
+    assert watcher.next_build().written == SPREE_PAGES
+    assert "Edited: &amp; &lt;kept&gt;." in (out / "de/cards/three-steps-ahead.html").read_text()
+    _as_a_new_build_makes_it(demo_store, out, tmp_path)
+
+    with demo_store.begin() as connection:  # a new card: the index is read again
+        card_id = connection.execute(
+            insert(db.Card).values(name="Fire // Ice").returning(db.Card.id)
+        ).scalar_one()
+        connection.execute(
+            insert(db.CardName).values(card_id=card_id, locale="de", name="Feuer // Eis")
+        )
+    assert watcher.next_build().written > 11
+    assert (out / "de/cards/fire-ice.html").is_file()
+    _as_a_new_build_makes_it(demo_store, out, tmp_path / "2")
+
+    with demo_store.begin() as connection:  # renamed: its pages move
+        connection.execute(update(db.Card).where(db.Card.id == card_id).values(name="Ice // Fire"))
+    assert watcher.next_build().removed == 11
+    _as_a_new_build_makes_it(demo_store, out, tmp_path / "3")
+
+    with demo_store.begin() as connection:
+        connection.execute(delete(db.Card).where(db.Card.id == card_id))
+    assert watcher.next_build().removed == 11
+    _as_a_new_build_makes_it(demo_store, out, tmp_path / "4")
+
+    watcher.close()
+    assert not kept.unwritten
+    assert Manifest.read(out) == kept.manifest
+    assert build(demo_store, out).written == 0
+    assert watcher.failures.empty()
+
+
+def test_a_build_that_fails_is_reported_and_the_next_write_builds_again(
+    demo_store: Engine, watching: tuple[_Watcher, Path, Kept]
+) -> None:
+    watcher, out, _kept = watching
+    before = _pages(out)
+    with demo_store.begin() as connection:
+        connection.execute(text("ALTER TABLE rulings RENAME TO rulings_away"))
+        connection.execute(update(db.CardName).values(name=db.CardName.name + " (neu)"))
+    failure = watcher.failures.get(timeout=60)
+    assert "rulings" in str(failure)
+    assert _pages(out) == before
+    with demo_store.begin() as connection:
+        connection.execute(text("ALTER TABLE rulings_away RENAME TO rulings"))
+        connection.execute(update(db.CardName).values(name=db.CardName.name + "!"))
+    watcher.next_build()
+    assert "(neu)!" in (out / "de/cards/three-steps-ahead.html").read_text()
+    assert watcher.failures.empty()
+
+
+def test_the_manifest_is_written_when_the_store_is_quiet(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    kept = Kept()
+    out = build(demo_store, tmp_path / "site", kept=kept).out
+    written = Manifest.read(out)
+    first_index = kept.index
+    assert first_index is not None
+    _edit_spree_modes(demo_store, "once.")
+    build(demo_store, out, kept=kept)
+    # The pages are in place, the manifest is not yet; the index of cards was not read again.
+    assert kept.unwritten and Manifest.read(out) == written
+    assert kept.index is not None and kept.index.cards is first_index.cards
+    assert "Edited: once." in (out / "it/cards/three-steps-ahead.html").read_text()
+    kept.write_manifest(out)
+    assert not kept.unwritten and Manifest.read(out) == kept.manifest
+
+
+def test_a_manifest_older_than_the_pages_costs_pages_written_again(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    """A watcher killed before it wrote its manifest: the next build is right all the same, and
+    writes again the pages the watcher wrote last."""
+    kept = Kept()
+    out = build(demo_store, tmp_path / "site", kept=kept).out
+    _edit_spree_modes(demo_store, "once.")
+    build(demo_store, out, kept=kept)
+    assert kept.unwritten
+    again = build(demo_store, out)  # a new process, with the older manifest
+    assert again.rendered == again.written == SPREE_PAGES
+    _as_a_new_build_makes_it(demo_store, out, tmp_path)
+
+
+def test_a_manifest_another_build_wrote_is_read_again(demo_store: Engine, tmp_path: Path) -> None:
+    kept = Kept()
+    out = build(demo_store, tmp_path / "site", kept=kept).out
+    _edit_spree_modes(demo_store, "by the watcher.")
+    build(demo_store, out, kept=kept)
+    _edit_spree_modes(demo_store, "by another build.")
+    build(demo_store, out)  # writes its manifest: the watcher's is not the site's any more
+    kept.write_manifest(out)
+    assert "another build" in (out / "de/cards/three-steps-ahead.html").read_text()
+    assert kept.manifest is None
+    assert build(demo_store, out, kept=kept).written == 0
+    kept.write_manifest(out)
+    assert kept.manifest == Manifest.read(out)
+
+
+def test_build_watch_command(sqlite_url: str, tmp_path: Path) -> None:
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    out = tmp_path / "site"
+    kb = Path(sys.executable).with_name("kb")
+    command = [str(kb), "--db", sqlite_url, "build", "--watch", "--interval", "0.01"]
+    watcher = subprocess.Popen(
+        [*command, "--out", str(out), "--jobs", "1"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert watcher.stdout is not None
+        assert watcher.stdout.readline() == f"{SUMMARY.format(out=out)}\n"
+        assert watcher.stdout.readline() == "watching the store for changes (Ctrl-C stops)\n"
+        _edit_spree_modes(engine, "once.")
+        rebuilt = watcher.stdout.readline()
+        assert re.fullmatch(
+            rf"\d\d:\d\d:\d\d 71 pages in {re.escape(str(out))}: 33 written, 38 unchanged, "
+            r"0 removed \(\d+\.\d\d s\)\n",
+            rebuilt,
+        ), rebuilt
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.communicate(timeout=60)[0] == "stopped\n"
+        assert watcher.returncode == 0
+    finally:
+        if watcher.poll() is None:
+            os.kill(watcher.pid, signal.SIGKILL)
+    assert build(engine, out).written == 0
+    engine.dispose()
