@@ -8,6 +8,7 @@ the one place that maps a spelling onto the canonical code.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -18,10 +19,15 @@ class Locale:
     babel: str
     """Babel/CLDR identifier (``pt_BR``); also the catalog folder under kb/locale/."""
 
-    @property
+    @cached_property
     def folder(self) -> str:
         """Output folder of the site: lower case, URL-safe (``pt-br``, ``zh-hans``)."""
         return self.code.lower()
+
+    def __hash__(self) -> int:
+        """The code's (a string's hash is cached): the renderer's caches are keyed by locale,
+        and a dataclass hashes all its fields on every lookup."""
+        return hash(self.code)
 
 
 LOCALES: tuple[Locale, ...] = (

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 from kb import db
 from kb.db import make_engine
 from kb.importing import run_import
+from kb.locales import LOCALES
 from kb.site.build import MANIFEST, BuildOptions, BuildResult, Kept, Manifest, build
 from kb.site.watch import watch
 
@@ -164,6 +165,9 @@ def test_the_manifest_is_written_when_the_store_is_quiet(
     build(demo_store, out, kept=kept)
     # The pages are in place, the manifest is not yet; the index of cards was not read again.
     assert kept.unwritten and Manifest.read(out) == written
+    assert kept.manifest is not None and kept.manifest.folders == {
+        locale.folder: (out / locale.folder / "cards").stat().st_mtime_ns for locale in LOCALES
+    }  # the next build lists no folder of card pages
     assert kept.index is not None and kept.index.cards is first_index.cards
     assert "Edited: once." in (out / "it/cards/three-steps-ahead.html").read_text()
     kept.write_manifest(out)

@@ -114,18 +114,20 @@ def digest(data: str | bytes) -> str:
 
 
 def _code_version(base_url: str) -> str:
-    """What every page depends on besides the store: templates, catalogs, the renderer."""
-    roots = [
-        resource_dir("templates"),
-        Path(render.__file__).parent,
-        Path(render.__file__).parents[1] / "locale",
+    """What every page depends on besides the store: templates, catalogs, the renderer and the
+    locales (their names and folders)."""
+    package = Path(render.__file__).parents[1]
+    roots = [resource_dir("templates"), package / "site", package / "locale"]
+    files = [
+        (root, path)
+        for root in roots
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and path.suffix in {".html", ".css", ".py", ".po"}
     ]
+    files.append((package, package / "locales.py"))
     hasher = hashlib.blake2b(base_url.encode("utf-8"), digest_size=DIGEST_SIZE)
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and path.suffix in {".html", ".css", ".py", ".po"}:
-                name = path.relative_to(root).as_posix()
-                hasher.update(name.encode("utf-8") + path.read_bytes())
+    for root, path in files:
+        hasher.update(path.relative_to(root).as_posix().encode("utf-8") + path.read_bytes())
     return hasher.hexdigest()
 
 
@@ -236,7 +238,7 @@ class Manifest:
 
     def write(self, folder: Path) -> None:
         temporary = folder / f"{MANIFEST}.tmp"
-        self.folders = dict(_card_folder_times(folder))
+        self.note_folders(folder)
         with temporary.open("w", encoding="utf-8") as file:
             folders = " ".join(f"{name}={time}" for name, time in self.folders.items())
             file.write(f"{MANIFEST_FORMAT}\t{self.version}\t{self.position}\t{folders}\n")
@@ -246,6 +248,10 @@ class Manifest:
                     for key, values in sorted(entries.items())
                 )
         os.replace(temporary, folder / MANIFEST)
+
+    def note_folders(self, folder: Path) -> None:
+        """Note the card folders' times: the site in ``folder`` has the pages recorded."""
+        self.folders = dict(_card_folder_times(folder))
 
     def card_hashes(self, slug: str) -> list[str]:
         """A card's page hashes, one per locale of LOCALES."""
@@ -823,6 +829,8 @@ def _build(
                 new = manifest
             elif kept is None:
                 new.write(out)
+            else:
+                new.note_folders(out)
             in_file = kept is None
     finally:
         _job = None
