@@ -174,6 +174,20 @@ def test_the_manifest_is_written_when_the_store_is_quiet(
     assert not kept.unwritten and Manifest.read(out) == kept.manifest
 
 
+def test_a_page_deleted_by_hand_is_written_again(demo_store: Engine, tmp_path: Path) -> None:
+    """What a build that keeps running knows of the site does not hide a missing page."""
+    with demo_store.begin() as connection:
+        connection.execute(insert(db.Card).values(name="Island"))
+    kept = Kept()
+    out = build(demo_store, tmp_path / "site", kept=kept).out
+    _edit_spree_modes(demo_store, "once.")
+    build(demo_store, out, kept=kept)
+    (out / "it/cards/island.html").unlink()
+    _edit_spree_modes(demo_store, "twice.")
+    assert build(demo_store, out, kept=kept).written == SPREE_PAGES + 1
+    _as_a_new_build_makes_it(demo_store, out, tmp_path)
+
+
 def test_a_manifest_older_than_the_pages_costs_pages_written_again(
     demo_store: Engine, tmp_path: Path
 ) -> None:

@@ -318,6 +318,11 @@ class Previous:
         gone = {locale for locale, listing in touched if name not in listing}
         return [locale for locale in locales if recorded[locale] == NO_PAGE or locale in gone]
 
+    def touched(self, locales: tuple[int, ...]) -> bool:
+        """Whether a card folder of these locales (indexes in LOCALES) changed since the
+        manifest was written."""
+        return bool(self._touched_card_folders(locales))
+
     def _touched_card_folders(self, locales: tuple[int, ...]) -> list[tuple[int, frozenset[str]]]:
         """The card folders of these locales (indexes in LOCALES) whose modification time is
         not the one the manifest noted, each with its listing. The others hold exactly the
@@ -351,6 +356,9 @@ class Kept:
     _manifest_file: tuple[int, int, int] | None = None
     """The identity of the manifest file the kept one was read from or written to."""
     _card_pages: tuple[str, CardPages] | None = None
+    _names: list[str] | None = None
+    """The kept index's cards' names digests, by position, as the kept manifest records them
+    (after a build of every locale, whose records are complete)."""
 
     def card_pages(self, mechanics: str, index: SiteIndex) -> CardPages:
         """The kept renderer of card pages, with the shapes and dates it rendered, if the
@@ -380,10 +388,25 @@ class Kept:
             self.unwritten = False
         return self.manifest
 
-    def keep(self, index: SiteIndex, manifest: Manifest, out: Path, written: bool) -> None:
-        """Keep what a build read and the manifest of the site it left (``written``: in the
-        file already)."""
+    def unchanged_names(self, index: SiteIndex, manifest: Manifest) -> list[str] | None:
+        """The cards' names digests, if the kept ones are those of these cards as this
+        manifest records them."""
+        if self._names is None or self.index is None or self.index.cards is not index.cards:
+            return None
+        return self._names if self.manifest is manifest else None
+
+    def keep(
+        self,
+        index: SiteIndex,
+        manifest: Manifest,
+        out: Path,
+        written: bool,
+        names: list[str] | None,
+    ) -> None:
+        """Keep what a build read, the manifest of the site it left (``written``: in the file
+        already) and, after a build of every locale, the cards' names digests."""
         self.index = index
+        self._names = names
         if written:
             self._manifest_file = _file_identity(out / MANIFEST)
             self.unwritten = False
@@ -714,9 +737,11 @@ def build(
     once the store's index is read; ``progress`` hears of each share done. ``kept``: what the
     previous build of a process that keeps building left, updated for the next one."""
     with _cycle_collection_paused():
-        result, index, manifest, written = _build(engine, out, options, progress, loaded, kept)
+        result, index, manifest, written, names = _build(
+            engine, out, options, progress, loaded, kept
+        )
     if kept is not None:
-        kept.keep(index, manifest, result.out, written)
+        kept.keep(index, manifest, result.out, written, names)
     return result
 
 
@@ -745,9 +770,10 @@ def _build(
     progress: Callable[[int], None],
     loaded: Callable[[int], None],
     kept: Kept | None,
-) -> tuple[BuildResult, SiteIndex, Manifest, bool]:
-    """The build; also the index it read, the manifest of the site it left, and whether that
-    is in the manifest file (``kept``: writing it is left to ``kept``)."""
+) -> tuple[BuildResult, SiteIndex, Manifest, bool, list[str] | None]:
+    """The build; also the index it read, the manifest of the site it left, whether that is in
+    the manifest file (``kept``: writing it is left to ``kept``), and after a build of every
+    locale, the cards' names digests."""
     global _job
     with _reading(engine) as connection:
         position = changelog.position(connection)  # before the data: later writes come after it
@@ -776,7 +802,8 @@ def _build(
         with _reading(engine) as connection:
             changed = changelog.changed_cards(connection, manifest.position)
         if changed is not None:
-            looked_at = _split_unchanged(index, previous, changed, built, names)
+            known = kept.unchanged_names(index, manifest) if kept is not None else None
+            looked_at = _split_unchanged(index, previous, changed, built, names, known)
     # Shares of cards adjacent by id: a full build's are read with a range of ids.
     by_id = sorted(looked_at, key=lambda position: index.cards[position].id)
     shares = [
@@ -837,7 +864,11 @@ def _build(
         shutil.rmtree(staging, ignore_errors=True)
     pages = count * len(options.locales) + len(plan.renderers)
     rendered = sum(result.rendered for result in cards_done) + len(others_done)
-    return BuildResult(out, pages, written, len(gone), rendered), index, new, in_file
+    every_locale = len(built) == len(LOCALES)
+    return (
+        BuildResult(out, pages, written, len(gone), rendered),
+        index, new, in_file, names if every_locale else None,
+    )  # fmt: skip
 
 
 def _split_unchanged(
@@ -846,10 +877,17 @@ def _split_unchanged(
     changed: set[int],
     built: tuple[int, ...],
     names: list[str],
+    known: list[str] | None,
 ) -> list[int]:
     """The positions of the cards to read and fingerprint: those the change log names, and
     new, renamed, stale in some locale or with a page missing. The others stay as the previous
-    build recorded them: their names digests go into ``names``."""
+    build recorded them: their names digests go into ``names``. ``known``: those digests, when
+    a build that keeps running has them (then, unless a card folder changed, the cards the log
+    names are the only ones to look at)."""
+    if known is not None and len(built) == len(LOCALES) and not previous.touched(built):
+        names[:] = known
+        positions = index.positions
+        return sorted(positions[card_id] for card_id in changed if card_id in positions)
     looked_at = []
     records = previous.manifest.cards
     for position, card in enumerate(index.cards):
