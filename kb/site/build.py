@@ -346,8 +346,8 @@ class Kept:
 
     An incremental build leaves writing the manifest to ``write_manifest``, which the watcher
     calls once the store is quiet: the pages are in place first. A manifest left older than the
-    pages (the process killed) costs the next build only pages rendered again, since its
-    change log position is older too."""
+    pages (the process killed) costs the next build those pages rendered and written again,
+    never a stale one, since its change log position is older too."""
 
     index: SiteIndex | None = None
     manifest: Manifest | None = None
@@ -395,24 +395,16 @@ class Kept:
             return None
         return self._names if self.manifest is manifest else None
 
-    def keep(
-        self,
-        index: SiteIndex,
-        manifest: Manifest,
-        out: Path,
-        written: bool,
-        names: list[str] | None,
-    ) -> None:
-        """Keep what a build read, the manifest of the site it left (``written``: in the file
-        already) and, after a build of every locale, the cards' names digests."""
-        self.index = index
-        self._names = names
-        if written:
-            self._manifest_file = _file_identity(out / MANIFEST)
+    def keep(self, built: _Built) -> None:
+        """Keep what a build read and left."""
+        self.index = built.index
+        self._names = built.names
+        if built.in_file:
+            self._manifest_file = _file_identity(built.result.out / MANIFEST)
             self.unwritten = False
-        elif manifest is not self.manifest:
+        elif built.manifest is not self.manifest:
             self.unwritten = True
-        self.manifest = manifest
+        self.manifest = built.manifest
 
     def write_manifest(self, out: Path) -> None:
         """Write the kept manifest if it is newer than the file, unless another build wrote
@@ -737,12 +729,10 @@ def build(
     once the store's index is read; ``progress`` hears of each share done. ``kept``: what the
     previous build of a process that keeps building left, updated for the next one."""
     with _cycle_collection_paused():
-        result, index, manifest, written, names = _build(
-            engine, out, options, progress, loaded, kept
-        )
+        built = _build(engine, out, options, progress, loaded, kept)
     if kept is not None:
-        kept.keep(index, manifest, result.out, written, names)
-    return result
+        kept.keep(built)
+    return built.result
 
 
 @contextmanager
@@ -770,10 +760,8 @@ def _build(
     progress: Callable[[int], None],
     loaded: Callable[[int], None],
     kept: Kept | None,
-) -> tuple[BuildResult, SiteIndex, Manifest, bool, list[str] | None]:
-    """The build; also the index it read, the manifest of the site it left, whether that is in
-    the manifest file (``kept``: writing it is left to ``kept``), and after a build of every
-    locale, the cards' names digests."""
+) -> _Built:
+    """The build (``kept``: writing the manifest is left to it)."""
     global _job
     with _reading(engine) as connection:
         position = changelog.position(connection)  # before the data: later writes come after it
@@ -865,10 +853,24 @@ def _build(
     pages = count * len(options.locales) + len(plan.renderers)
     rendered = sum(result.rendered for result in cards_done) + len(others_done)
     every_locale = len(built) == len(LOCALES)
-    return (
+    return _Built(
         BuildResult(out, pages, written, len(gone), rendered),
         index, new, in_file, names if every_locale else None,
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Built:
+    """A build's result, and what it leaves for the next one of a process that keeps them."""
+
+    result: BuildResult
+    index: SiteIndex
+    manifest: Manifest
+    """The manifest of the site it left."""
+    in_file: bool
+    """Whether that manifest is the manifest file's."""
+    names: list[str] | None
+    """After a build of every locale, the cards' names digests, by position in the index."""
 
 
 def _split_unchanged(
