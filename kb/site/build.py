@@ -15,6 +15,7 @@ the store is read, each taking a share of the cards and writing its pages itself
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -776,9 +777,12 @@ def _render(
         return cards_done, meanwhile()
     render.prepare(LOCALES[locale] for locale in _job.locales)  # for the workers to inherit
     # Forked workers inherit _job.
-    with ProcessPoolExecutor(
-        jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections
-    ) as pool:
+    with (
+        _inherited_objects_frozen(),
+        ProcessPoolExecutor(
+            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_forget_connections
+        ) as pool,
+    ):
         futures: list[Future[list[CardResult]]] = [
             pool.submit(_render_cards, share) for share in shares
         ]
@@ -787,6 +791,19 @@ def _render(
             cards_done += future.result()
             progress(len(share) * pages_per_card)
     return cards_done, result
+
+
+@contextmanager
+def _inherited_objects_frozen() -> Iterator[None]:
+    """While forked workers run: the objects that exist when they are forked (the modules, the
+    site index, the templates) are kept out of the garbage collector's passes, so that neither
+    the parent nor each worker scans them again and again, and no scan copies the worker's
+    share of them into its own memory."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _new_manifest(
