@@ -142,10 +142,12 @@ TEMPLATES = (
 
 
 def prepare(locales: Iterable[Locale]) -> None:
-    """Load the locales' templates now: build workers forked afterwards inherit them."""
+    """Load the locales' templates and render their card pages' frames (which read CLDR's
+    data for the language switcher) now: build workers forked afterwards inherit them."""
     for locale in locales:
         for name in TEMPLATES:
             _template(locale, name)
+        _frame(locale, "cards")
 
 
 @cache
