@@ -19,8 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from kb import db, migrate
 from kb.db import DEFAULT_DATABASE_URL, make_engine
-from kb.exporting import EXPORT_FORMATS, export
-from kb.importing import FORMATS, ImportOptions, plan, run_import
+from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
 from kb.site import DEFAULT_BASE_URL
@@ -156,7 +155,7 @@ def db_current(app: App) -> None:
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(FORMATS),
+    type=click.Choice(IMPORT_FORMATS),
     help="Parse every file as this format instead of recognising it from its content.",
 )
 @click.option(
@@ -182,6 +181,8 @@ def import_command(
     the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad file aborts the run
     and leaves the store exactly as it was.
     """
+    from kb.importing import ImportOptions, plan, run_import
+
     options = ImportOptions(locale=locale, card=card, format=format_, force=force)
     with clear_errors():
         engine = app.engine()
@@ -222,6 +223,8 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     The MTGJSON export holds every card, face, name, ruling and link: importing it into an empty
     store gives the same store.
     """
+    from kb.exporting import export
+
     with clear_errors(), app.engine().connect() as connection:
         if out is None:
             export(connection, format_, sys.stdout)
@@ -339,6 +342,7 @@ def demo_command(app: App) -> None:
     """Import data/ into the store, build site/, and show where the German page is."""
     if not DEMO_DATA.is_dir():
         raise KbError(f"{DEMO_DATA}/: no such folder; run kb demo in the repository root")
+    from kb.importing import run_import
     from kb.site.build import build
 
     with clear_errors():
