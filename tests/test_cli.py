@@ -20,7 +20,10 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None
         found.append((f"{prefix}{name}", command))
         if isinstance(command, click.Group):
             found.extend(all_commands(command, f"{prefix}{name} "))
