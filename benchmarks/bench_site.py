@@ -86,7 +86,7 @@ JINJA_TEMPLATE = """<!DOCTYPE html>
 </html>
 """
 CHILD_BUILD = """
-import json, resource, sys, time
+import gc, json, resource, sys, time
 from pathlib import Path
 from kb.db import make_engine
 from kb.migrate import ensure_latest
@@ -102,6 +102,7 @@ print(json.dumps({
     "main_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "workers_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
 }))
+gc.freeze()  # as kb's command line does when its command is done (kb.cli.main): a quick exit
 """
 CHILD_RUN = """
 import json, resource, subprocess, sys

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -19,8 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from kb import db, migrate
 from kb.db import DEFAULT_DATABASE_URL, make_engine
-from kb.exporting import EXPORT_FORMATS, export
-from kb.importing import FORMATS, ImportOptions, plan, run_import
+from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
 from kb.site import DEFAULT_BASE_URL
@@ -96,7 +96,25 @@ def _one_line(error: Exception) -> str:
 pass_app = click.make_pass_decorator(App)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """kb's commands. The editors' live in kb.editor_cli (which imports App and the helpers
+    above), loaded when one of them is named or the commands are listed: other commands, kb build
+    above all, start without it (~15 ms)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, cmd_name) or self._editors().get(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self._editors()])
+
+    @staticmethod
+    def _editors() -> dict[str, click.Command]:
+        from kb.editor_cli import EDITOR_COMMANDS
+
+        return {command.name: command for command in EDITOR_COMMANDS if command.name}
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--db",
     "database_url",
@@ -163,7 +181,7 @@ def db_current(app: App) -> None:
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(FORMATS),
+    type=click.Choice(IMPORT_FORMATS),
     help="Parse every file as this format instead of recognising it from its content.",
 )
 @click.option(
@@ -189,6 +207,8 @@ def import_command(
     the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad file aborts the run
     and leaves the store exactly as it was.
     """
+    from kb.importing import ImportOptions, plan, run_import
+
     options = ImportOptions(locale=locale, card=card, format=format_, force=force)
     with clear_errors():
         engine = app.engine()
@@ -229,6 +249,8 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     The MTGJSON export holds every card, face, name, ruling and link: importing it into an empty
     store gives the same store.
     """
+    from kb.exporting import export
+
     with clear_errors(), app.engine().connect() as connection:
         if out is None:
             export(connection, format_, sys.stdout)
@@ -388,6 +410,7 @@ def demo_command(app: App) -> None:
     """Import data/ into the store, build site/, and show where the German page is."""
     if not DEMO_DATA.is_dir():
         raise KbError(f"{DEMO_DATA}/: no such folder; run kb demo in the repository root")
+    from kb.importing import run_import
     from kb.site.build import build
 
     with clear_errors():
@@ -401,11 +424,10 @@ def demo_command(app: App) -> None:
 
 
 def main() -> None:
-    cli(prog_name="kb")
-
-
-# Editors' commands live in kb.editor_cli, which imports App and the helpers above.
-from kb.editor_cli import EDITOR_COMMANDS  # noqa: E402
-
-for editor_command in EDITOR_COMMANDS:
-    cli.add_command(editor_command)
+    try:
+        cli(prog_name="kb")
+    finally:
+        # The process ends here: the interpreter's shutdown would pass the garbage collector
+        # over every object left (0.1 s or more with SQLAlchemy loaded), to free memory that
+        # the system takes back whole anyway.
+        gc.freeze()

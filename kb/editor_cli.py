@@ -17,7 +17,7 @@ from kb.sql import OUTPUT_STYLES, QueryError, QueryResult, format_result, run_qu
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# kb.cli imports this module at its end, so its pass_app has no type yet for mypy here.
+# kb.cli and this module import each other, so its pass_app has no type yet for mypy here.
 pass_app = click.make_pass_decorator(App)
 
 

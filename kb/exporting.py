@@ -25,7 +25,6 @@ from kb import db
 from kb.loader import chunks
 from kb.locales import BY_CODE
 
-EXPORT_FORMATS = ("mtgjson", "scryfall-rulings", "csv")
 FACE_SEPARATOR = " // "
 
 

@@ -19,22 +19,12 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, db
+from kb.formats import CATALOG, IMPORT_FORMATS
 from kb.importers import catalog, comprehensive_rules, mtgjson, scryfall, seed_pages, streams
 from kb.importers.streams import Input
 from kb.loader import BATCH_SIZE, Loader, Summary, chunks
 from kb.records import ParseError, Record
 
-CATALOG = "catalog"
-# Mechanics first, then the cards they tag, then the rulings that name cards.
-FORMAT_ORDER = (
-    CATALOG,
-    streams.COMPREHENSIVE_RULES,
-    streams.SCRYFALL_CARDS,
-    streams.MTGJSON,
-    streams.SCRYFALL_RULINGS,
-    streams.SEED_PAGE,
-)
-FORMATS = FORMAT_ORDER
 # Below this much input, starting a parser process costs more than it saves.
 PARALLEL_PARSE_BYTES = 16 * 1024 * 1024
 QUEUED_BATCHES = 8
@@ -81,7 +71,7 @@ def plan(paths: Iterable[Path], options: ImportOptions) -> list[InputFile]:
             files.append(InputFile(source, kind, source.path.stat().st_size))
     if not files:
         raise ParseError(", ".join(str(p) for p in paths), "no files to import")
-    return sorted(files, key=lambda f: (FORMAT_ORDER.index(f.format), f.source.name))
+    return sorted(files, key=lambda f: (IMPORT_FORMATS.index(f.format), f.source.name))
 
 
 class _ReadObserver:

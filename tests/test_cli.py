@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -18,7 +20,10 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None
         found.append((f"{prefix}{name}", command))
         if isinstance(command, click.Group):
             found.extend(all_commands(command, f"{prefix}{name} "))
@@ -48,6 +53,27 @@ def test_quick_start_is_two_commands_and_ci_runs_the_test_one() -> None:
     assert "pytest" in lines[1]
     ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert lines[1] in ci_lines
+
+
+def test_the_kb_command_loads_with_the_collector_paused_and_runs_with_it_on() -> None:
+    """kb.__main__.main, the installed ``kb`` and ``python -m kb``, in a process of its own."""
+    script = (
+        "import gc, sys\n"
+        "from kb.__main__ import main\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        "    print('collecting:', gc.isenabled(), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "--version"], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.startswith("kb, version ")
+    assert done.stderr == "collecting: True\n"
+    module = subprocess.run(
+        [sys.executable, "-m", "kb", "--help"], capture_output=True, text=True, check=True
+    )
+    assert module.stdout.startswith("Usage: kb ")
 
 
 @pytest.fixture

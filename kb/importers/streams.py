@@ -27,13 +27,13 @@ from typing import IO, Any, BinaryIO, Final, cast
 
 import ijson  # type: ignore[import-untyped]  # ijson ships no type hints
 
+# The names detect_format returns, kept in kb.formats for the command line.
+from kb.formats import COMPREHENSIVE_RULES as COMPREHENSIVE_RULES
+from kb.formats import MTGJSON as MTGJSON
+from kb.formats import SCRYFALL_CARDS as SCRYFALL_CARDS
+from kb.formats import SCRYFALL_RULINGS as SCRYFALL_RULINGS
+from kb.formats import SEED_PAGE as SEED_PAGE
 from kb.records import ParseError
-
-SCRYFALL_RULINGS: Final = "scryfall-rulings"
-SCRYFALL_CARDS: Final = "scryfall-cards"
-MTGJSON: Final = "mtgjson"
-COMPREHENSIVE_RULES: Final = "comprehensive-rules"
-SEED_PAGE: Final = "seed-page"
 
 SNIFF_BYTES: Final = 64 * 1024
 """How much decompressed content detect_format reads: enough to reach a card object's "object"

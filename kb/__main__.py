@@ -1,0 +1,21 @@
+"""The ``kb`` command (also ``python -m kb``): kb.cli, loaded with the garbage collector paused."""
+
+from __future__ import annotations
+
+import gc
+
+
+def main() -> None:
+    # Loading kb's modules and their libraries (SQLAlchemy above all) makes some 100,000 objects
+    # that live as long as the process: the collector would pass over them again and again while
+    # they load (~50 ms, a tenth of the start). They are set aside as permanent instead.
+    gc.disable()
+    from kb.cli import main as command_line
+
+    gc.freeze()
+    gc.enable()
+    command_line()
+
+
+if __name__ == "__main__":
+    main()
