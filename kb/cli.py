@@ -23,7 +23,7 @@ from kb.db import DEFAULT_DATABASE_URL, make_engine
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
-from kb.site import DEFAULT_BASE_URL
+from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
     from kb.site.build import BuildResult
@@ -314,7 +314,7 @@ def _locale_list(
 @click.option(
     "--interval",
     type=click.FloatRange(min=0.01),
-    default=0.05,
+    default=WATCH_INTERVAL,
     show_default=True,
     help="With --watch: seconds between two looks at the store's change log.",
 )

@@ -19,11 +19,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from kb import changelog
-from kb.site import collation, render
+from kb.site import WATCH_INTERVAL, collation, render
 from kb.site.build import BuildOptions, BuildResult, Kept, build
-
-DEFAULT_INTERVAL = 0.1
-"""Seconds between two reads of the change log."""
 
 
 def watch(
@@ -34,7 +31,7 @@ def watch(
     stop: threading.Event,
     built: Callable[[BuildResult, float], None],
     failed: Callable[[Exception], None],
-    interval: float = DEFAULT_INTERVAL,
+    interval: float = WATCH_INTERVAL,
 ) -> None:
     """After a build that filled ``kept``, build incrementally after each change to the store
     until ``stop`` is set. ``built`` hears of each build (its result and seconds). A build that
