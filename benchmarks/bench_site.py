@@ -30,7 +30,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import sqlite3
 import statistics
 import subprocess
@@ -269,7 +268,7 @@ def watched_edits(
             written.append(int(line.split(": ")[1].split(" written")[0]))
         peak = Path(f"/proc/{watcher.pid}/status").read_text().split("VmHWM:")[1].split()[0]
     finally:
-        watcher.send_signal(signal.SIGINT)
+        watcher.terminate()  # SIGTERM: it writes its manifest and stops
         watcher.wait(timeout=60)
     return seconds, written, int(peak) / 1024
 

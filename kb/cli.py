@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -366,11 +367,14 @@ def build_command(
     def failed(error: Exception) -> None:
         click.echo(f"kb: error: {_one_line(error)}", err=True)
 
+    # Stopped by Ctrl-C, or by SIGTERM as a service manager stops it (and as a shell's
+    # background job must be, its SIGINT ignored): the manifest is written either way.
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda _signal, _frame: stop.set())
     app.echo("watching the store for changes (Ctrl-C stops)")
-    try:
-        watch_store(engine, out, options, kept, threading.Event(), rebuilt, failed, interval)
-    except KeyboardInterrupt:
-        app.echo("stopped")
+    with suppress(KeyboardInterrupt):
+        watch_store(engine, out, options, kept, stop, rebuilt, failed, interval)
+    app.echo("stopped")
 
 
 def _built(result: BuildResult) -> str:

@@ -218,14 +218,24 @@ def test_a_manifest_another_build_wrote_is_read_again(demo_store: Engine, tmp_pa
     assert kept.manifest == Manifest.read(out)
 
 
-def test_build_watch_command(sqlite_url: str, tmp_path: Path) -> None:
+def _default_interrupt() -> None:
+    """In the child: Ctrl-C's signal handled, even when this process ignores it (a background
+    job's SIGINT is ignored, and children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_build_watch_command(sqlite_url: str, tmp_path: Path, stop: signal.Signals) -> None:
     engine = make_engine(sqlite_url)
     run_import(engine, [DATA])
     out = tmp_path / "site"
     kb = Path(sys.executable).with_name("kb")
     command = [str(kb), "--db", sqlite_url, "build", "--watch", "--interval", "0.01"]
     watcher = subprocess.Popen(
-        [*command, "--out", str(out), "--jobs", "1"], stdout=subprocess.PIPE, text=True
+        [*command, "--out", str(out), "--jobs", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_interrupt,
     )
     try:
         assert watcher.stdout is not None
@@ -238,11 +248,11 @@ def test_build_watch_command(sqlite_url: str, tmp_path: Path) -> None:
             r"0 removed \(\d+\.\d\d s\)\n",
             rebuilt,
         ), rebuilt
-        watcher.send_signal(signal.SIGINT)
+        watcher.send_signal(stop)
         assert watcher.communicate(timeout=60)[0] == "stopped\n"
         assert watcher.returncode == 0
     finally:
         if watcher.poll() is None:
             os.kill(watcher.pid, signal.SIGKILL)
-    assert build(engine, out).written == 0
+    assert build(engine, out).written == 0  # the watcher wrote its manifest before it stopped
     engine.dispose()
