@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -150,6 +151,22 @@ def test_a_build_that_fails_is_reported_and_the_next_write_builds_again(
         connection.execute(update(db.CardName).values(name=db.CardName.name + "!"))
     watcher.next_build()
     assert "(neu)!" in (out / "de/cards/three-steps-ahead.html").read_text()
+    assert watcher.failures.empty()
+
+
+def test_a_failure_at_every_look_is_told_once(
+    demo_store: Engine, watching: tuple[_Watcher, Path, Kept]
+) -> None:
+    watcher = watching[0]
+    with demo_store.begin() as connection:  # every look at the change log fails now
+        connection.execute(text("ALTER TABLE site_changes RENAME TO site_changes_away"))
+    assert "site_changes" in str(watcher.failures.get(timeout=60))
+    time.sleep(0.5)  # some fifty looks
+    assert watcher.failures.empty()
+    with demo_store.begin() as connection:
+        connection.execute(text("ALTER TABLE site_changes_away RENAME TO site_changes"))
+    _edit_spree_modes(demo_store, "after the failures.")
+    assert watcher.next_build().written == SPREE_PAGES
     assert watcher.failures.empty()
 
 

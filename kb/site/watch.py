@@ -36,24 +36,28 @@ def watch(
     """After a build that filled ``kept``, build incrementally after each change to the store
     until ``stop`` is set. ``built`` hears of each build (its result and seconds). A build that
     fails (a database error, a full disk) leaves the previous site in place: ``failed`` hears of
-    it, and the next change to the store builds again. The manifest is written once the store
-    is quiet, and before returning."""
+    it, and the next change to the store builds again; a failure that recurs at every look (the
+    database server gone) is told once. The manifest is written once the store is quiet, and
+    before returning."""
     render.prepare(options.locales)
     collation.prepare()
     incremental = replace(options, full=False)
     changes = _Changes(engine, kept)
+    told = ""
     try:
         while not stop.wait(interval):
             try:
-                if not changes.new():
+                if changes.new():
+                    started = time.perf_counter()
+                    result = build(engine, out, incremental, kept=kept)
+                    built(result, time.perf_counter() - started)
+                else:
                     kept.write_manifest(out)
-                    continue
-                started = time.perf_counter()
-                result = build(engine, out, incremental, kept=kept)
+                told = ""
             except (SQLAlchemyError, OSError) as error:
-                failed(error)
-            else:
-                built(result, time.perf_counter() - started)
+                if str(error) != told:
+                    failed(error)
+                told = str(error)
     finally:
         kept.write_manifest(out)
 
