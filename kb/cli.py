@@ -336,7 +336,7 @@ def build_command(
     keeps what it read and builds again after each write to the store, in a fraction of the
     time a new kb build takes.
     """
-    from kb.site.build import BuildOptions, Kept, build
+    from kb.site.build import BuildOptions, CodeChanged, Kept, build
 
     if not base_url.endswith("/"):
         base_url += "/"
@@ -373,7 +373,10 @@ def build_command(
     signal.signal(signal.SIGTERM, lambda _signal, _frame: stop.set())
     app.echo("watching the store for changes (Ctrl-C stops)")
     with suppress(KeyboardInterrupt):
-        watch_store(engine, out, options, kept, stop, rebuilt, failed, interval)
+        try:
+            watch_store(engine, out, options, kept, stop, rebuilt, failed, interval)
+        except CodeChanged as error:
+            raise KbError(str(error)) from None
     app.echo("stopped")
 
 

@@ -23,7 +23,15 @@ from kb import db
 from kb.db import make_engine
 from kb.importing import run_import
 from kb.locales import LOCALES
-from kb.site.build import MANIFEST, BuildOptions, BuildResult, Kept, Manifest, build
+from kb.site.build import (
+    MANIFEST,
+    BuildOptions,
+    BuildResult,
+    CodeChanged,
+    Kept,
+    Manifest,
+    build,
+)
 from kb.site.watch import watch
 
 SPREE_MODES = "You can%t choose the same mode%"
@@ -168,6 +176,20 @@ def test_a_failure_at_every_look_is_told_once(
     _edit_spree_modes(demo_store, "after the failures.")
     assert watcher.next_build().written == SPREE_PAGES
     assert watcher.failures.empty()
+
+
+def test_a_build_that_keeps_running_stops_when_its_code_changes(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    """Its templates are loaded once: a build with others on disk would render the old ones.
+    (A new base address changes the code version as an edited template does.)"""
+    kept = Kept()
+    out = build(demo_store, tmp_path / "site", kept=kept).out
+    before = _pages(out)
+    _edit_spree_modes(demo_store, "once.")
+    with pytest.raises(CodeChanged, match="start it again"):
+        build(demo_store, out, BuildOptions(base_url="https://rulings.example/"), kept=kept)
+    assert _pages(out) == before
 
 
 def test_the_manifest_is_written_when_the_store_is_quiet(

@@ -338,6 +338,10 @@ class Previous:
         return touched
 
 
+class CodeChanged(Exception):
+    """What a build that keeps running renders with is no longer what is on disk."""
+
+
 @dataclass
 class Kept:
     """What a build that keeps running (``kb build --watch``) keeps for its next build, which
@@ -359,6 +363,18 @@ class Kept:
     _names: list[str] | None = None
     """The kept index's cards' names digests, by position, as the kept manifest records them
     (after a build of every locale, whose records are complete)."""
+    _version: str = ""
+    """The code version (Fingerprints.version) of the process's first build."""
+
+    def same_code(self, version: str) -> None:
+        """Refuse to build with templates and code that changed on disk since this process
+        loaded them: it would render with the old ones and record the new version."""
+        if self._version and version != self._version:
+            raise CodeChanged(
+                "kb's templates, catalogs or code (or the site's base address) changed since "
+                "this build started: start it again"
+            )
+        self._version = version
 
     def card_pages(self, mechanics: str, index: SiteIndex) -> CardPages:
         """The kept renderer of card pages, with the shapes and dates it rendered, if the
@@ -776,6 +792,8 @@ def _build(
     manifest = recorded or Manifest()
     previous = None if full else Previous(out, manifest)
     fingerprints = Fingerprints(_code_version(options.base_url))
+    if kept is not None:
+        kept.same_code(fingerprints.version)
     mechanics = fingerprints.of(
         sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )

@@ -38,7 +38,7 @@ def watch(
     fails (a database error, a full disk) leaves the previous site in place: ``failed`` hears of
     it, and the next change to the store builds again; a failure that recurs at every look (the
     database server gone) is told once. The manifest is written once the store is quiet, and
-    before returning."""
+    before returning. Raises CodeChanged when kb's templates or code change on disk."""
     render.prepare(options.locales)
     collation.prepare()
     incremental = replace(options, full=False)
