@@ -27,7 +27,7 @@ from kb.records import ParseError
 from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
-    from kb.site.build import BuildResult
+    from kb.site.build import BuildOptions, BuildResult, Kept
 
 DEMO_DATA = Path("data")
 DEMO_SITE = Path("site")
@@ -336,7 +336,7 @@ def build_command(
     keeps what it read and builds again after each write to the store, in a fraction of the
     time a new kb build takes.
     """
-    from kb.site.build import BuildOptions, CodeChanged, Kept, build
+    from kb.site.build import BuildOptions, Kept, build
 
     if not base_url.endswith("/"):
         base_url += "/"
@@ -357,9 +357,16 @@ def build_command(
 
         result = build(engine, out, options, rendered, start_progress, kept)
     app.echo(_built(result))
-    if kept is None:
-        return
-    from kb.site.watch import watch as watch_store
+    if kept is not None:
+        _keep_watching(app, engine, out, options, kept, interval)
+
+
+def _keep_watching(
+    app: App, engine: Engine, out: Path, options: BuildOptions, kept: Kept, interval: float
+) -> None:
+    """kb build --watch, after its first build: a line per build until stopped."""
+    from kb.site.build import CodeChanged
+    from kb.site.watch import watch
 
     def rebuilt(result: BuildResult, seconds: float) -> None:
         app.echo(f"{time.strftime('%H:%M:%S')} {_built(result)} ({seconds:.2f} s)")
@@ -374,7 +381,7 @@ def build_command(
     app.echo("watching the store for changes (Ctrl-C stops)")
     with suppress(KeyboardInterrupt):
         try:
-            watch_store(engine, out, options, kept, stop, rebuilt, failed, interval)
+            watch(engine, out, options, kept, stop, rebuilt, failed, interval)
         except CodeChanged as error:
             raise KbError(str(error)) from None
     app.echo("stopped")
