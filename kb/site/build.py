@@ -383,13 +383,10 @@ class Kept:
             self._card_pages = mechanics, CardPages(index.mechanics)
         return self._card_pages[1]
 
-    def cards(self, connection: Connection) -> list[CardEntry] | None:
-        """The kept cards' entries, if the change log shows no card added, removed or renamed
-        since they were read."""
-        if self.index is None or self.manifest is None:
-            return None
-        changed = changelog.changed_cards(connection, self.manifest.position)
-        if changed is None or len(changed) > READ_BY_ID:
+    def cards(self, connection: Connection, changed: set[int] | None) -> list[CardEntry] | None:
+        """The kept cards' entries, if the cards the change log names since the kept manifest
+        (``changed``; None: any card) include none added, removed or renamed."""
+        if self.index is None or changed is None or len(changed) > READ_BY_ID:
             return None
         kept = {card.id: card.name for card in self.index.cards if card.id in changed}
         return self.index.cards if english_names(connection, sorted(changed)) == kept else None
@@ -397,11 +394,12 @@ class Kept:
     def recorded(self, out: Path) -> Manifest | None:
         """The manifest of the site in ``out``: the kept one, unless another build wrote the
         file since (then the file's, kept from now on)."""
-        found = _file_identity(out / MANIFEST)
+        found = file_identity(out / MANIFEST)
         if self.manifest is None or found != self._manifest_file:
             self.manifest = Manifest.read(out) if found is not None else None
             self._manifest_file = found
             self.unwritten = False
+            self.index = None  # read as of the kept manifest's position, not of this one's
         return self.manifest
 
     def unchanged_names(self, index: SiteIndex, manifest: Manifest) -> list[str] | None:
@@ -416,7 +414,7 @@ class Kept:
         self.index = built.index
         self._names = built.names
         if built.in_file:
-            self._manifest_file = _file_identity(built.result.out / MANIFEST)
+            self._manifest_file = file_identity(built.result.out / MANIFEST)
             self.unwritten = False
         elif built.manifest is not self.manifest:
             self.unwritten = True
@@ -427,15 +425,17 @@ class Kept:
         the file since (its record is then the site's: the next build reads it)."""
         if not self.unwritten or self.manifest is None:
             return
-        if _file_identity(out / MANIFEST) != self._manifest_file:
+        if file_identity(out / MANIFEST) != self._manifest_file:
             self.manifest = None
         else:
             self.manifest.write(out)
-            self._manifest_file = _file_identity(out / MANIFEST)
+            self._manifest_file = file_identity(out / MANIFEST)
         self.unwritten = False
 
 
-def _file_identity(path: Path) -> tuple[int, int, int] | None:
+def file_identity(path: Path) -> tuple[int, int, int] | None:
+    """A file's inode, size and modification time, which a write changes; None when there is
+    none."""
     try:
         status = path.stat()
     except FileNotFoundError:
@@ -779,9 +779,6 @@ def _build(
 ) -> _Built:
     """The build (``kept``: writing the manifest is left to it)."""
     global _job
-    with _reading(engine) as connection:
-        position = changelog.position(connection)  # before the data: later writes come after it
-        index = load_index(connection, kept.cards(connection) if kept is not None else None)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     if kept is not None:
@@ -794,6 +791,16 @@ def _build(
     fingerprints = Fingerprints(_code_version(options.base_url))
     if kept is not None:
         kept.same_code(fingerprints.version)
+    # The previous build's change log position, if its pages are this code's.
+    fresh = previous is not None and manifest.version == fingerprints.version
+    since = manifest.position if fresh else ""
+    with _reading(engine) as connection:
+        position = changelog.position(connection)  # before the data: later writes come after it
+        # The cards changed since (None: any card may have, or the previous build is unknown).
+        changed = changelog.changed_cards(connection, since) if since else None
+        index = load_index(
+            connection, kept.cards(connection, changed) if kept is not None else None
+        )
     mechanics = fingerprints.of(
         sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )
@@ -804,12 +811,9 @@ def _build(
     count = len(index.cards)
     names = [""] * count  # each card's names digest: pages that list cards are fingerprinted so
     looked_at: Sequence[int] = range(count)
-    if previous is not None and manifest.version == fingerprints.version and manifest.position:
-        with _reading(engine) as connection:
-            changed = changelog.changed_cards(connection, manifest.position)
-        if changed is not None:
-            known = kept.unchanged_names(index, manifest) if kept is not None else None
-            looked_at = _split_unchanged(index, previous, changed, built, names, known)
+    if previous is not None and changed is not None:
+        known = kept.unchanged_names(index, manifest) if kept is not None else None
+        looked_at = _split_unchanged(index, previous, changed, built, names, known)
     # Shares of cards adjacent by id: a full build's are read with a range of ids.
     by_id = sorted(looked_at, key=lambda position: index.cards[position].id)
     shares = [

@@ -1,15 +1,15 @@
 """``kb build --watch``: build the site, then build it again whenever the store changes.
 
-The process polls the store's change log (kb.changelog), a query of one row. It pays once
-for what every build needs (Python's start, the imports, the templates, Babel's locale data,
-the collation table) and keeps what its last build read (kb.site.build.Kept): a build after an
-edit reads the cards the change log names and renders the pages that show them, not the store's
-index of every card or the output folder's manifest again.
+The process looks at the store's change log (kb.changelog) many times a second: a query of one
+row, made on SQLite only when the store's files changed. It pays once for what every build
+needs (Python's start, the imports, the templates, Babel's locale data, the collation table)
+and keeps what its last build read (kb.site.build.Kept): a build after an edit reads the cards
+the change log names and renders the pages that show them, not the store's index of every card
+or the output folder's manifest again.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from kb import changelog
 from kb.site import WATCH_INTERVAL, collation, render
-from kb.site.build import BuildOptions, BuildResult, Kept, build
+from kb.site.build import BuildOptions, BuildResult, Kept, build, file_identity
 
 
 def watch(
@@ -79,13 +79,13 @@ class _Changes:
         self._seen = ""
         database = engine.url.database if engine.dialect.name == "sqlite" else None
         self._files = [database, f"{database}-wal"] if database and database != ":memory:" else []
-        self._stamp: list[tuple[int, int] | None] = []
+        self._stamp: list[tuple[int, int, int] | None] = []
         self._read_at = 0.0
 
     def new(self) -> bool:
         """Whether the store changed since the kept build read it, and since the last look (a
         build that failed is tried again after the next write, not at every look)."""
-        stamp = [_stamp(path) for path in self._files]
+        stamp = [file_identity(Path(path)) for path in self._files]
         if stamp and stamp == self._stamp and time.monotonic() - self._read_at < RECHECK:
             return False
         self._stamp = stamp
@@ -97,11 +97,3 @@ class _Changes:
             self._seen = now
             since = self.kept.manifest.position if self.kept.manifest is not None else ""
             return changelog.changed_cards(connection, since) != set()
-
-
-def _stamp(path: str) -> tuple[int, int] | None:
-    try:
-        status = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return status.st_size, status.st_mtime_ns
