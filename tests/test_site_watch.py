@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from realdata import DATA
 from sqlalchemy import delete, insert, or_, text, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from kb import db
 from kb.db import make_engine
@@ -140,6 +140,65 @@ def test_watch_builds_again_after_each_write(
     assert not kept.unwritten
     assert Manifest.read(out) == kept.manifest
     assert build(demo_store, out).written == 0
+    assert watcher.failures.empty()
+
+
+def test_tags_and_general_rulings_are_read_again_where_the_cards_changed(
+    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, Kept]
+) -> None:
+    """The kept index's mechanics are brought up to date from the changed cards alone: their
+    tags, and the rulings that may be general now (a mechanic's page shows those once)."""
+    watcher, out, kept = watching
+    with demo_store.begin() as connection:  # a card with no ruling: the index is read again
+        fire_ice = connection.execute(
+            insert(db.Card).values(name="Fire // Ice").returning(db.Card.id)
+        ).scalar_one()
+    watcher.next_build()
+    assert kept.index is not None
+    cards = kept.index.cards
+
+    def ids(connection: Connection) -> dict[str, int]:
+        found = {
+            name: card_id
+            for card_id, name in connection.execute(text("SELECT id, name FROM cards"))
+        }
+        found.update(
+            (slug, mechanic_id)
+            for mechanic_id, slug in connection.execute(text("SELECT id, slug FROM mechanics"))
+        )
+        return found
+
+    with demo_store.connect() as connection:
+        known = ids(connection)
+        outlaw_ruling = connection.execute(
+            text("SELECT id FROM rulings WHERE text LIKE 'A card, spell, or permanent is an%'")
+        ).scalar_one()
+    three_steps, crossfire = known["Three Steps Ahead"], known["Caught in the Crossfire"]
+    edits = [
+        # a card with no general ruling changed: the general rulings are those found before
+        insert(db.CardName).values(card_id=fire_ice, locale="de", name="Feuer // Eis"),
+        # a card tagged: listed on the mechanic's pages
+        insert(db.CardMechanic).values(card_id=three_steps, mechanic_id=known["outlaw"]),
+        # a tagged ruling on a second card: general now
+        insert(db.CardRuling).values(
+            card_id=three_steps, ruling_id=outlaw_ruling, published_on=None, position=99
+        ),
+        # untagged: general no more
+        delete(db.RulingMechanic).where(db.RulingMechanic.ruling_id == outlaw_ruling),
+        # a general ruling deleted
+        delete(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)),
+        # a card untagged
+        delete(db.CardMechanic).where(
+            db.CardMechanic.card_id == crossfire,
+            db.CardMechanic.mechanic_id == known["spree"],
+        ),
+    ]
+    for number, edit in enumerate(edits):
+        with demo_store.begin() as connection:
+            connection.execute(edit)
+        assert watcher.next_build().written > 0
+        _as_a_new_build_makes_it(demo_store, out, tmp_path / str(number))
+        assert kept.index is not None and kept.index.cards is cards
     assert watcher.failures.empty()
 
 

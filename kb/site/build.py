@@ -21,7 +21,7 @@ import multiprocessing
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,15 +37,14 @@ from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
 from kb.site import DEFAULT_BASE_URL, render
 from kb.site.data import (
-    READ_BY_ID,
     CardEntry,
     CardView,
     RulingView,
     SiteIndex,
-    english_names,
     load_cards,
     load_index,
     localized_cards,
+    update_index,
 )
 from kb.site.render import (
     ROOT_PAGES,
@@ -53,6 +52,7 @@ from kb.site.render import (
     CardPages,
     Page,
     RulingItems,
+    SitemapPage,
     Urls,
     cards_page,
     home_page,
@@ -360,6 +360,7 @@ class Kept:
     _manifest_file: tuple[int, int, int] | None = None
     """The identity of the manifest file the kept one was read from or written to."""
     _card_pages: tuple[str, CardPages] | None = None
+    _sitemaps: tuple[list[CardEntry], str, dict[str, str]] | None = None
     _names: list[str] | None = None
     """The kept index's cards' names digests, by position, as the kept manifest records them
     (after a build of every locale, whose records are complete)."""
@@ -383,13 +384,21 @@ class Kept:
             self._card_pages = mechanics, CardPages(index.mechanics)
         return self._card_pages[1]
 
-    def cards(self, connection: Connection, changed: set[int] | None) -> list[CardEntry] | None:
-        """The kept cards' entries, if the cards the change log names since the kept manifest
-        (``changed``; None: any card) include none added, removed or renamed."""
-        if self.index is None or changed is None or len(changed) > READ_BY_ID:
+    def updated_index(self, connection: Connection, changed: set[int] | None) -> SiteIndex | None:
+        """The kept index brought up to date with the cards the change log names since the
+        kept manifest (``changed``; None: any card), if they include none added, removed or
+        renamed."""
+        if self.index is None or changed is None:
             return None
-        kept = {card.id: card.name for card in self.index.cards if card.id in changed}
-        return self.index.cards if english_names(connection, sorted(changed)) == kept else None
+        return update_index(connection, self.index, changed)
+
+    def sitemaps(self, index: SiteIndex, mechanics: str) -> dict[str, str]:
+        """The sitemaps' fingerprints, by path, kept while the cards and the mechanics (their
+        fingerprint: ``mechanics``) are those of the kept index: a sitemap lists their pages."""
+        kept = self._sitemaps
+        if kept is None or kept[0] is not index.cards or kept[1] != mechanics:
+            kept = self._sitemaps = index.cards, mechanics, {}
+        return kept[2]
 
     def recorded(self, out: Path) -> Manifest | None:
         """The manifest of the site in ``out``: the kept one, unless another build wrote the
@@ -654,10 +663,12 @@ def _plan_other_pages(
     mechanic_list: str,
     names: list[str],
     ruling_items: RulingItems,
+    sitemap_fingerprints: dict[str, str],
 ) -> Plan:
     """The pages beside the card pages. ``mechanic_list`` is the mechanics' fingerprint;
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
-    ``ruling_items`` renders a mechanic's general rulings."""
+    ``ruling_items`` renders a mechanic's general rulings; ``sitemap_fingerprints`` holds the
+    sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them)."""
     plan = Plan()
     localized = LocalizedCards(engine, index)
     plan.after_staging(localized.forget)
@@ -668,12 +679,13 @@ def _plan_other_pages(
     def mechanic_fingerprint(key: str) -> str:
         """What the mechanic's page shows in any locale."""
         mechanic = index.mechanics[key]
+        positions = index.positions
         return fingerprints.of(
             mechanic_list,
             mechanic.key,
             mechanic.rule,
             [fingerprints.ruling(ruling) for ruling in mechanic.general_rulings],
-            [names[index.positions[card_id]] for card_id in mechanic.card_ids],
+            [names[positions[card_id]] for card_id in mechanic.card_ids],
         )
 
     for locale in options.locales:
@@ -713,11 +725,18 @@ def _plan_other_pages(
         sitemaps = sitemap_index(options.base_url, len(parts))
         plan.add(sitemaps.path, lambda: fingerprints.of(len(parts)), lambda: sitemaps)
         paths = [render.sitemap_part_path(number) for number in range(1, len(parts) + 1)]
-    english = BY_CODE["en"]
+
+    def sitemap_fingerprint(path: str, part: list[SitemapPage]) -> str:
+        if path not in sitemap_fingerprints:
+            english = BY_CODE["en"]
+            listed = [sitemap_path(page, english) for page in part]
+            sitemap_fingerprints[path] = fingerprints.of(listed)
+        return sitemap_fingerprints[path]
+
     for path, part in zip(paths, parts, strict=True):
         plan.add(
             path,
-            lambda part=part: fingerprints.of([sitemap_path(page, english) for page in part]),  # type: ignore[misc]
+            lambda path=path, part=part: sitemap_fingerprint(path, part),  # type: ignore[misc]
             lambda path=path, part=part: sitemap(options.base_url, path, part),  # type: ignore[misc]
         )
     return plan
@@ -798,9 +817,8 @@ def _build(
         position = changelog.position(connection)  # before the data: later writes come after it
         # The cards changed since (None: any card may have, or the previous build is unknown).
         changed = changelog.changed_cards(connection, since) if since else None
-        index = load_index(
-            connection, kept.cards(connection, changed) if kept is not None else None
-        )
+        updated = kept.updated_index(connection, changed) if kept is not None else None
+        index = updated or load_index(connection)
     mechanics = fingerprints.of(
         sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )
@@ -832,8 +850,9 @@ def _build(
             # A full build renders every other page while the workers render the cards; an
             # incremental one must first know the cards' names digests to find the stale ones.
             plan = _plan_other_pages(
-                engine, index, options, fingerprints, mechanics, names, card_pages.rulings
-            )
+                engine, index, options, fingerprints, mechanics, names, card_pages.rulings,
+                kept.sitemaps(index, mechanics) if kept is not None else {},
+            )  # fmt: skip
             return plan, _stage_others(plan, None) if full else []
 
         cards_done, (plan, others_done) = _render(shares, options.jobs, progress, meanwhile)
@@ -842,13 +861,15 @@ def _build(
         other_fingerprints = plan.fingerprints()
         if not full:
             others_done = _stage_others(plan, other_fingerprints)
+        deleted = manifest.cards.keys() - index.slugs  # cards the previous site has
         new = _new_manifest(
             index, options, cards_done, other_fingerprints, manifest, others_done,
-            fingerprints.version, position,
+            fingerprints.version, position, deleted,
         )  # fmt: skip
         written = sum(result.written.bit_count() for result in cards_done)
         written += sum(changed for _path, _hash, changed in others_done)
-        gone = _gone(manifest, new, options.locales)
+        looked_at_slugs = [index.cards[result.position].slug for result in cards_done]
+        gone = _gone(manifest, new, options.locales, [*looked_at_slugs, *sorted(deleted)])
         if full:
             if out.is_dir():
                 _carry_over(out, staging, options.locales)
@@ -1012,16 +1033,18 @@ def _new_manifest(
     others_done: OtherDone,
     version: str,
     position: str,
+    deleted: set[str],
 ) -> Manifest:
     """The record of the new site: what was rendered (``cards_done``: the cards looked at),
     what stayed, and the pages of the locales this build left out; ``position``: the change
-    log's when the store was read."""
+    log's when the store was read; ``deleted``: the slugs of the previous site's cards that
+    the store no longer has."""
     new = Manifest(version, position)
     new.cards = dict(old.cards)  # the cards not looked at, as the previous build recorded them
     for result in cards_done:
         new.cards[index.cards[result.position].slug] = result.record
     built = {LOCALES.index(locale) for locale in options.locales}
-    for slug in old.cards.keys() - index.slugs:
+    for slug in deleted:
         kept = [h if i not in built else NO_PAGE for i, h in enumerate(old.card_hashes(slug))]
         if any(h != NO_PAGE for h in kept):  # a deleted card's pages in the other locales
             new.cards[slug] = old.cards[slug]._replace(hashes="".join(kept))
@@ -1035,11 +1058,17 @@ def _new_manifest(
     return new
 
 
-def _gone(old: Manifest, new: Manifest, locales: Sequence[Locale]) -> list[str]:
-    """Pages of the previous site that the new one no longer has."""
+def _gone(
+    old: Manifest, new: Manifest, locales: Sequence[Locale], slugs: Iterable[str]
+) -> list[str]:
+    """Pages of the previous site that the new one no longer has; ``slugs``: the cards whose
+    records may differ (the others' records are the previous site's)."""
     gone = [path for path in old.pages if path not in new.pages]
     built = [LOCALES.index(locale) for locale in locales]
-    for slug, record in old.cards.items():
+    for slug in slugs:
+        record = old.cards.get(slug)
+        if record is None:
+            continue
         kept = new.cards.get(slug)
         if kept is record or (
             NO_PAGE not in record.hashes and kept is not None and kept.hashes == record.hashes

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, select
@@ -25,6 +25,9 @@ RESERVED_SLUGS = frozenset({"index"})
 READ_BY_ID = 1000
 """Up to this many cards are read by their ids; more, by a range of ids (their localized names:
 all of a locale's)."""
+RULINGS_BY_ID = 10_000
+"""Up to this many rulings are looked at again by id after an edit (an id is a bound parameter,
+and SQLite allows 32,766 by default); with more, every general ruling is found again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,23 @@ class SiteIndex:
     mechanics: dict[str, MechanicView]
     """By the store's slug, sorted."""
     ruling_count: int
+    general_cards: dict[int, frozenset[int]] = field(default_factory=dict)
+    """Each general ruling's cards, by ruling id: after an edit, the general rulings on no
+    changed card are kept as they are."""
+
+    def with_mechanics(
+        self,
+        mechanics: dict[str, MechanicView],
+        ruling_count: int,
+        general_cards: dict[int, frozenset[int]],
+    ) -> SiteIndex:
+        """The index of the same cards with these mechanics: what is derived from the cards
+        alone is kept (a large site's slugs and positions take milliseconds to make)."""
+        updated = SiteIndex(self.cards, mechanics, ruling_count, general_cards)
+        for derived in ("slugs", "positions"):
+            if derived in self.__dict__:
+                updated.__dict__[derived] = self.__dict__[derived]
+        return updated
 
     @cached_property
     def slugs(self) -> frozenset[str]:
@@ -104,8 +124,8 @@ class SiteIndex:
 
 def load_index(connection: Connection, cards: list[CardEntry] | None = None) -> SiteIndex:
     """Every card's English name and file name; every mechanic with its cards and general
-    rulings. ``cards``: the cards' entries as read before, when no card was added, removed or
-    renamed since (``kb build --watch`` keeps them)."""
+    rulings. ``cards``: the cards' entries as read before, when none was added, removed or
+    renamed since."""
     if cards is None:
         cards = load_card_entries(connection)
     mechanics = _load_mechanics(connection)
@@ -116,11 +136,74 @@ def load_index(connection: Connection, cards: list[CardEntry] | None = None) -> 
         )
     ):
         by_id[mechanic_id].card_ids.append(card_id)
-    for ruling in _general_rulings(connection, by_id):
+    general, general_cards = _general_rulings(connection, by_id)
+    _add_general_rulings(mechanics, general)
+    return SiteIndex(cards, mechanics, _ruling_count(connection), general_cards)
+
+
+def update_index(connection: Connection, index: SiteIndex, changed: set[int]) -> SiteIndex | None:
+    """The index as ``load_index`` would read it now, from ``index`` read before and the cards
+    the change log names since (``changed``), when none of those was added, removed or renamed
+    (else None). The mechanics are those of ``index``: renaming or adding one logs "any card".
+    Only the changed cards' tags are read, and only the rulings that stand on a changed card
+    now or stood on one as general rulings: any other ruling kept its text, tags and cards."""
+    if len(changed) > READ_BY_ID:
+        return None
+    ids = sorted(changed)
+    kept_names = {card.id: card.name for card in index.cards if card.id in changed}
+    if english_names(connection, ids) != kept_names:
+        return None
+    affected = set(
+        connection.execute(
+            select(db.CardRuling.ruling_id).where(db.CardRuling.card_id.in_(ids))
+        ).scalars()
+    )
+    affected.update(
+        ruling_id
+        for ruling_id, cards in index.general_cards.items()
+        if not cards.isdisjoint(changed)
+    )
+    if len(affected) > RULINGS_BY_ID:
+        return load_index(connection, index.cards)
+    mechanics = {
+        key: replace(
+            mechanic,
+            card_ids=[card_id for card_id in mechanic.card_ids if card_id not in changed],
+            general_rulings=[],
+        )
+        for key, mechanic in index.mechanics.items()
+    }
+    by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
+    retagged = set()
+    for card_id, mechanic_id in connection.execute(
+        select(db.CardMechanic.card_id, db.CardMechanic.mechanic_id).where(
+            db.CardMechanic.card_id.in_(ids)
+        )
+    ):
+        by_id[mechanic_id].card_ids.append(card_id)
+        retagged.add(mechanic_id)
+    for mechanic_id in retagged:
+        by_id[mechanic_id].card_ids.sort()
+    found, general_cards = _general_rulings(connection, by_id, sorted(affected))
+    kept = {
+        ruling.id: ruling
+        for mechanic in index.mechanics.values()
+        for ruling in mechanic.general_rulings
+        if ruling.id not in affected
+    }
+    _add_general_rulings(mechanics, sorted([*kept.values(), *found], key=_general_order))
+    general_cards.update((ruling_id, index.general_cards[ruling_id]) for ruling_id in kept)
+    return index.with_mechanics(mechanics, _ruling_count(connection), general_cards)
+
+
+def _add_general_rulings(mechanics: dict[str, MechanicView], rulings: list[RulingView]) -> None:
+    for ruling in rulings:
         for key in ruling.mechanics:
             mechanics[key].general_rulings.append(ruling)
-    ruling_count = connection.execute(select(func.count()).select_from(db.Ruling)).scalar_one()
-    return SiteIndex(cards, mechanics, ruling_count)
+
+
+def _ruling_count(connection: Connection) -> int:
+    return connection.execute(select(func.count()).select_from(db.Ruling)).scalar_one()
 
 
 def load_card_entries(connection: Connection) -> list[CardEntry]:
@@ -137,16 +220,24 @@ def english_names(connection: Connection, ids: Sequence[int]) -> dict[int, str]:
 
 
 def _general_rulings(
-    connection: Connection, mechanics_by_id: dict[int, MechanicView]
-) -> list[RulingView]:
+    connection: Connection,
+    mechanics_by_id: dict[int, MechanicView],
+    among: Sequence[int] | None = None,
+) -> tuple[list[RulingView], dict[int, frozenset[int]]]:
     """The rulings a mechanic's page shows once: tagged with it and standing on two or more
-    cards, oldest first, each with its first date."""
+    cards, oldest first, each with its first date; and each one's cards. ``among``: the ids of
+    rulings that include every such ruling (the others are not looked at)."""
+    # Every tagged ruling (of those): a superset of the shared ones that costs no second
+    # aggregate.
+    tagged = select(db.RulingMechanic.ruling_id)
+    if among is not None:
+        tagged = tagged.where(db.RulingMechanic.ruling_id.in_(among))
     shared = (
         select(
             db.CardRuling.ruling_id,
             func.min(db.CardRuling.published_on).label("first_published"),
         )
-        .where(db.CardRuling.ruling_id.in_(select(db.RulingMechanic.ruling_id)))
+        .where(db.CardRuling.ruling_id.in_(tagged))
         .group_by(db.CardRuling.ruling_id)
         .having(func.count() >= 2)
         .subquery()
@@ -156,8 +247,6 @@ def _general_rulings(
             db.Ruling, db.Ruling.id == shared.c.ruling_id
         )
     ).all()
-    # Every tagged ruling, a superset of the shared ones that costs no second aggregate.
-    tagged = select(db.RulingMechanic.ruling_id)
     tags = _tags(connection, tagged, mechanics_by_id)
     translations = _translations(connection, tagged)
     rulings = [
@@ -170,7 +259,20 @@ def _general_rulings(
         )
         for row in rows
     ]
-    return sorted(rulings, key=lambda ruling: (ruling.published_on or dt.date.max, ruling.text))
+    cards: dict[int, set[int]] = {ruling.id: set() for ruling in rulings}
+    for ruling_id, card_id in connection.execute(  # read from the index alone
+        select(db.CardRuling.ruling_id, db.CardRuling.card_id).where(
+            db.CardRuling.ruling_id.in_(tagged)
+        )
+    ):
+        if ruling_id in cards:
+            cards[ruling_id].add(card_id)
+    general_cards = {ruling_id: frozenset(ids) for ruling_id, ids in cards.items()}
+    return sorted(rulings, key=_general_order), general_cards
+
+
+def _general_order(ruling: RulingView) -> tuple[dt.date, str, int]:
+    return ruling.published_on or dt.date.max, ruling.text, ruling.id
 
 
 RulingIds = Select[int]
