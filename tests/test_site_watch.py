@@ -187,6 +187,10 @@ def test_tags_and_general_rulings_are_read_again_where_the_cards_changed(
         delete(db.RulingMechanic).where(db.RulingMechanic.ruling_id == outlaw_ruling),
         # a general ruling deleted
         delete(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)),
+        # a tagged card renamed in one locale: its mechanics' pages and that locale's A–Z
+        update(db.CardName)
+        .where(db.CardName.card_id == three_steps, db.CardName.locale == "de")
+        .values(name="Drei Schritte zurück"),
         # a card untagged
         delete(db.CardMechanic).where(
             db.CardMechanic.card_id == crossfire,

@@ -39,6 +39,7 @@ from kb.site import DEFAULT_BASE_URL, render
 from kb.site.data import (
     CardEntry,
     CardView,
+    MechanicView,
     RulingView,
     SiteIndex,
     load_cards,
@@ -623,36 +624,45 @@ class Plan:
 
 
 class LocalizedCards:
-    """The cards with their names in one locale, for the pages that list cards. Those pages
-    are rendered locale by locale, so only the last locale's whole list is kept."""
+    """The cards with their names in one locale, for the pages that list them. A full build
+    renders those pages locale by locale: only the last locale's whole list is kept. An
+    incremental one renders a mechanic's pages one after the other: its cards' names in every
+    locale built are read at once, and kept until the next mechanic's."""
 
-    def __init__(self, engine: Engine, index: SiteIndex) -> None:
+    def __init__(self, engine: Engine, index: SiteIndex, locales: Sequence[Locale]) -> None:
         self.engine = engine
         self.index = index
+        self.locales = locales
         self._every: CardList | None = None
+        self._some: tuple[Sequence[int], dict[str, list[CardEntry]]] | None = None
 
     def every(self, locale: Locale) -> CardList:
         """Every card."""
         if self._every is None or self._every.locale != locale:
             self._every = None  # let the previous locale's go before reading the next
-            self._every = self._read(self.index.cards, locale)
+            with _reading(self.engine) as connection:
+                cards = localized_cards(connection, self.index.cards, [locale.code])
+            self._every = CardList(cards[locale.code], locale)
         return self._every
 
     def forget(self) -> None:
-        """Let the last locale's list go (a large site's is about 15 MB)."""
+        """Let the lists go (a large site's whole list is about 15 MB)."""
         self._every = None
+        self._some = None
 
     def some(self, locale: Locale, ids: Sequence[int]) -> CardList:
         """At least these cards: read alone unless the locale's whole list is at hand (an
         incremental build renders a mechanic's page without the A–Z index)."""
         if self._every is not None and self._every.locale == locale:
             return self._every
-        positions = sorted(self.index.positions[card_id] for card_id in ids)
-        return self._read([self.index.cards[position] for position in positions], locale)
-
-    def _read(self, cards: Sequence[CardEntry], locale: Locale) -> CardList:
-        with _reading(self.engine) as connection:
-            return CardList(localized_cards(connection, cards, locale.code).values(), locale)
+        if self._some is None or self._some[0] is not ids:
+            self._some = None
+            positions = sorted(self.index.positions[card_id] for card_id in ids)
+            cards = [self.index.cards[position] for position in positions]
+            codes = [built.code for built in self.locales]
+            with _reading(self.engine) as connection:
+                self._some = ids, localized_cards(connection, cards, codes)
+        return CardList(self._some[1][locale.code], locale)
 
 
 def _plan_other_pages(
@@ -664,13 +674,15 @@ def _plan_other_pages(
     names: list[str],
     ruling_items: RulingItems,
     sitemap_fingerprints: dict[str, str],
+    full: bool,
 ) -> Plan:
-    """The pages beside the card pages. ``mechanic_list`` is the mechanics' fingerprint;
+    """The pages beside the card pages (``full``: of a build that renders them all).
+    ``mechanic_list`` is the mechanics' fingerprint;
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
     ``ruling_items`` renders a mechanic's general rulings; ``sitemap_fingerprints`` holds the
     sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them)."""
     plan = Plan()
-    localized = LocalizedCards(engine, index)
+    localized = LocalizedCards(engine, index, options.locales)
     plan.after_staging(localized.forget)
     all_names = cache(lambda: digest("\n".join(names)))
     counts = fingerprints.of(len(index.cards), index.ruling_count, mechanic_list)
@@ -688,6 +700,15 @@ def _plan_other_pages(
             [names[positions[card_id]] for card_id in mechanic.card_ids],
         )
 
+    def add_mechanic_page(locale: Locale, mechanic: MechanicView) -> None:
+        plan.add(
+            Urls.mechanic(locale, mechanic),
+            lambda: mechanic_fingerprint(mechanic.key),
+            lambda: mechanic_page(
+                mechanic, localized.some(locale, mechanic.card_ids), ruling_items
+            ),
+        )
+
     for locale in options.locales:
         plan.add(
             Urls.home(locale),
@@ -699,14 +720,13 @@ def _plan_other_pages(
             lambda: fingerprints.of(all_names()),
             lambda locale=locale: cards_page(localized.every(locale)),  # type: ignore[misc]
         )
+        if full:  # after the locale's A–Z page, from the same list of its cards
+            for mechanic in index.mechanics.values():
+                add_mechanic_page(locale, mechanic)
+    if not full:  # a mechanic's pages one after the other, from its cards' names read at once
         for mechanic in index.mechanics.values():
-            plan.add(
-                Urls.mechanic(locale, mechanic),
-                lambda mechanic=mechanic: mechanic_fingerprint(mechanic.key),  # type: ignore[misc]
-                lambda locale=locale, mechanic=mechanic: mechanic_page(  # type: ignore[misc]
-                    mechanic, localized.some(locale, mechanic.card_ids), ruling_items
-                ),
-            )
+            for locale in options.locales:
+                add_mechanic_page(locale, mechanic)
     fixed = fingerprints.of()
     rendered_root_pages = cache(lambda: root_pages(options.base_url))
     for number, path in enumerate(ROOT_PAGES):
@@ -851,7 +871,7 @@ def _build(
             # incremental one must first know the cards' names digests to find the stale ones.
             plan = _plan_other_pages(
                 engine, index, options, fingerprints, mechanics, names, card_pages.rulings,
-                kept.sitemaps(index, mechanics) if kept is not None else {},
+                kept.sitemaps(index, mechanics) if kept is not None else {}, full,
             )  # fmt: skip
             return plan, _stage_others(plan, None) if full else []
 

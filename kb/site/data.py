@@ -311,19 +311,26 @@ def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, di
 
 
 def localized_cards(
-    connection: Connection, entries: Sequence[CardEntry], locale: str
-) -> dict[int, CardEntry]:
-    """These cards with their names in ``locale`` (where they have one), by id."""
-    query = select(db.CardName.card_id, db.CardName.name).where(db.CardName.locale == locale)
+    connection: Connection, entries: Sequence[CardEntry], locales: Sequence[str]
+) -> dict[str, list[CardEntry]]:
+    """These cards with their names in each of ``locales`` (where they have one), by locale."""
+    query = select(db.CardName.card_id, db.CardName.locale, db.CardName.name).where(
+        db.CardName.locale.in_(locales)
+    )
     if len(entries) <= READ_BY_ID:
         query = query.where(db.CardName.card_id.in_([entry.id for entry in entries]))
-    names = {card_id: name for card_id, name in connection.execute(query).all()}
+    names: dict[str, dict[int, str]] = {locale: {} for locale in locales}
+    for card_id, locale, name in connection.execute(query):
+        names[locale][card_id] = name
     return {
-        card.id: CardEntry(
-            card.name, {locale: names[card.id]} if card.id in names else {}, card.id, card.slug
-        )
-        for card in entries
+        locale: [_named(card, locale, found.get(card.id)) for card in entries]
+        for locale, found in names.items()
     }
+
+
+def _named(card: CardEntry, locale: str, name: str | None) -> CardEntry:
+    """The card with its name in ``locale``, where it has one."""
+    return CardEntry(card.name, {} if name is None else {locale: name}, card.id, card.slug)
 
 
 def load_cards(
