@@ -33,6 +33,7 @@ from kb.site.build import (
     build,
 )
 from kb.site.watch import watch
+from kb.text import ruling_keys
 
 SPREE_MODES = "You can%t choose the same mode%"
 EDITED = "Edited:"
@@ -204,6 +205,34 @@ def test_tags_and_general_rulings_are_read_again_where_the_cards_changed(
         _as_a_new_build_makes_it(demo_store, out, tmp_path / str(number))
         assert kept.index is not None and kept.index.cards is cards
     assert watcher.failures.empty()
+
+
+def test_a_ruling_counts_once_it_stands_on_a_card(
+    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, Kept]
+) -> None:
+    """The home pages count the rulings the site shows: a ruling written with no card (which
+    the change log does not see) counts from the write that links it to a card."""
+    watcher, out, _kept = watching
+    text_of_it = "A ruling that stands on no card yet."
+    with demo_store.begin() as connection:
+        ruling_id = connection.execute(
+            insert(db.Ruling)
+            .values(text=text_of_it, **ruling_keys(text_of_it))
+            .returning(db.Ruling.id)
+        ).scalar_one()
+    _as_a_new_build_makes_it(demo_store, out, tmp_path / "unlinked")
+    with demo_store.begin() as connection:
+        card_id = connection.execute(
+            text("SELECT id FROM cards WHERE name = 'Three Steps Ahead'")
+        ).scalar_one()
+        connection.execute(
+            insert(db.CardRuling).values(
+                card_id=card_id, ruling_id=ruling_id, published_on=None, position=99
+            )
+        )
+    assert watcher.next_build().written > 0
+    assert "22 Klarstellungen" in (out / "de/index.html").read_text()
+    _as_a_new_build_makes_it(demo_store, out, tmp_path / "linked")
 
 
 def test_a_build_that_fails_is_reported_and_the_next_write_builds_again(

@@ -203,7 +203,10 @@ def _add_general_rulings(mechanics: dict[str, MechanicView], rulings: list[Rulin
 
 
 def _ruling_count(connection: Connection) -> int:
-    return connection.execute(select(func.count()).select_from(db.Ruling)).scalar_one()
+    """The rulings that stand on a card: the site shows no other (and the change log, which
+    logs cards, does not see a ruling written with none)."""
+    distinct_rulings = func.count(func.distinct(db.CardRuling.ruling_id))
+    return connection.execute(select(distinct_rulings)).scalar_one()
 
 
 def load_card_entries(connection: Connection) -> list[CardEntry]:
