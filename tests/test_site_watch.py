@@ -23,6 +23,7 @@ from kb import db
 from kb.db import make_engine
 from kb.importing import run_import
 from kb.locales import LOCALES
+from kb.site import data as site_data
 from kb.site.build import (
     MANIFEST,
     BuildOptions,
@@ -205,6 +206,22 @@ def test_tags_and_general_rulings_are_read_again_where_the_cards_changed(
         _as_a_new_build_makes_it(demo_store, out, tmp_path / str(number))
         assert kept.index is not None and kept.index.cards is cards
     assert watcher.failures.empty()
+
+
+def test_too_many_rulings_to_look_up_by_id_read_the_mechanics_whole(
+    demo_store: Engine,
+    tmp_path: Path,
+    watching: tuple[_Watcher, Path, Kept],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    watcher, out, kept = watching
+    assert kept.index is not None
+    cards = kept.index.cards
+    monkeypatch.setattr(site_data, "RULINGS_BY_ID", 0)
+    _edit_spree_modes(demo_store, "read whole.")
+    assert watcher.next_build().written == SPREE_PAGES
+    _as_a_new_build_makes_it(demo_store, out, tmp_path)
+    assert kept.index.cards is cards  # the cards' entries are kept all the same
 
 
 def test_a_ruling_counts_once_it_stands_on_a_card(
