@@ -640,8 +640,7 @@ class LocalizedCards:
         """Every card."""
         if self._every is None or self._every.locale != locale:
             self._every = None  # let the previous locale's go before reading the next
-            with _reading(self.engine) as connection:
-                cards = localized_cards(connection, self.index.cards, [locale.code])
+            cards = self._read(self.index.cards, [locale.code])
             self._every = CardList(cards[locale.code], locale)
         return self._every
 
@@ -659,10 +658,12 @@ class LocalizedCards:
             self._some = None
             positions = sorted(self.index.positions[card_id] for card_id in ids)
             cards = [self.index.cards[position] for position in positions]
-            codes = [built.code for built in self.locales]
-            with _reading(self.engine) as connection:
-                self._some = ids, localized_cards(connection, cards, codes)
+            self._some = ids, self._read(cards, [built.code for built in self.locales])
         return CardList(self._some[1][locale.code], locale)
+
+    def _read(self, cards: Sequence[CardEntry], codes: list[str]) -> dict[str, list[CardEntry]]:
+        with _reading(self.engine) as connection:
+            return localized_cards(connection, cards, codes)
 
 
 def _plan_other_pages(
