@@ -24,7 +24,7 @@ from kb.db import DEFAULT_DATABASE_URL, make_engine
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
-from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL
+from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL, OutputFolderError
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
     from kb.site.build import BuildOptions, BuildResult, Kept
@@ -83,7 +83,7 @@ class KbError(click.ClickException):
 def clear_errors() -> Iterator[None]:
     try:
         yield
-    except (ParseError, SQLAlchemyError) as error:
+    except (ParseError, SQLAlchemyError, OutputFolderError) as error:
         raise KbError(_one_line(error)) from None
 
 

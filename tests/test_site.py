@@ -27,8 +27,8 @@ from kb.cli import cli
 from kb.db import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
+from kb.site import OutputFolderError, collation, render
 from kb.site import build as site_build
-from kb.site import collation, render
 from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, build
 from kb.site.collation import encode_weights, initial, sort_key
 from kb.site.paths import relative_href
@@ -356,6 +356,52 @@ def test_failed_build_leaves_the_previous_site(
         build(demo_store, out)
     assert _files(out) == before
     assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]
+
+
+def test_build_refuses_a_folder_it_did_not_make(demo_store: Engine, tmp_path: Path) -> None:
+    out = tmp_path / "area" / "mine"
+    out.mkdir(parents=True)
+    (out / "notes.txt").write_text("my notes", "utf-8")
+    with pytest.raises(OutputFolderError, match="has files and no kb site in it"):
+        build(demo_store, out)
+    assert _files(out) == {"notes.txt": b"my notes"}
+    assert [path.name for path in out.parent.iterdir()] == ["mine"]  # nothing staged beside it
+
+
+def test_build_refuses_the_folder_of_its_store(sqlite_url: str, tmp_path: Path) -> None:
+    store = tmp_path / "kb.sqlite"
+    url = f"sqlite:///{store}"
+    assert url == sqlite_url
+    engine = make_engine(url)
+    run_import(engine, [DATA])
+    engine.dispose()
+    before = store.read_bytes()
+    result = CliRunner().invoke(cli, ["--db", url, "build", "--out", str(tmp_path), "-j", "1"])
+    assert result.exit_code == 1
+    assert result.output == f"kb: error: {tmp_path}: holds the store {store}; build elsewhere\n"
+    assert store.read_bytes() == before
+
+
+def test_build_keeps_what_it_did_not_write(demo_store: Engine, tmp_path: Path) -> None:
+    out = build(demo_store, tmp_path / "site").out
+    ours = {path.name for path in out.iterdir()}
+    (out / "CNAME").write_text("rulings.example.org\n", "utf-8")
+    (out / ".git" / "objects").mkdir(parents=True)
+    (out / ".git" / "objects" / "ab").write_bytes(b"\0object")
+    (out / "latest").symlink_to("en")
+    (out / "sitemap-9.xml").write_text("a sitemap part of an earlier, larger site", "utf-8")
+    theirs = {
+        "CNAME": b"rulings.example.org\n",
+        ".git/objects/ab": b"\0object",
+    }
+    for options in (BuildOptions(full=True), BuildOptions(locales=(BY_CODE["de"],), full=True)):
+        build(demo_store, out, options)
+        assert {path.name for path in out.iterdir()} == ours | {"CNAME", ".git", "latest"}
+        assert {path: _files(out)[path] for path in theirs} == theirs
+        assert (out / "latest").readlink() == Path("en")
+    _add_card(demo_store, "Zzyzx", de="Zzyzx de")
+    assert build(demo_store, out).written == 3 * 11 + 1  # its pages, A-Z pages, homes, sitemap
+    assert {path: _files(out)[path] for path in theirs} == theirs
 
 
 def test_locale_subset_keeps_the_other_locales(demo_store: Engine, tmp_path: Path) -> None:

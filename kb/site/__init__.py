@@ -6,3 +6,7 @@ renderer brings Jinja2, Babel and the collation table)."""
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/"
 WATCH_INTERVAL = 0.05
 """Seconds between two looks at the store's change log, for ``kb build --watch``."""
+
+
+class OutputFolderError(Exception):
+    """An output folder kb will not build into: it would replace files it did not write."""

@@ -19,6 +19,7 @@ import gc
 import hashlib
 import multiprocessing
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,7 +36,7 @@ from kb import changelog
 from kb.db import SQLITE_CACHE_KIB
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
-from kb.site import DEFAULT_BASE_URL, render
+from kb.site import DEFAULT_BASE_URL, OutputFolderError, render
 from kb.site.data import (
     CardEntry,
     CardView,
@@ -48,7 +49,10 @@ from kb.site.data import (
     update_index,
 )
 from kb.site.render import (
+    ROBOTS,
     ROOT_PAGES,
+    SITEMAP,
+    STYLESHEET,
     CardList,
     CardPages,
     Page,
@@ -74,6 +78,12 @@ alternates, rendered in memory), under the protocol's 50,000 and 50 MB.
 A larger site's sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml, ..."""
 MANIFEST = ".kb-manifest"
 """The output folder's record of its pages (see Manifest)."""
+_SITEMAP_PART = re.compile(r"sitemap-[0-9]+\.xml")
+_OWN_FILES = frozenset(
+    {*ROOT_PAGES, ROBOTS, SITEMAP, STYLESHEET.split("/")[0], MANIFEST, f"{MANIFEST}.tmp"}
+)
+"""The entries of an output folder that kb writes beside the locale folders (and the sitemap
+parts): a build replaces those and keeps every other entry."""
 SQLITE_DEFAULT_CACHE_KIB = 2000
 """SQLite's own default page cache size."""
 
@@ -820,6 +830,7 @@ def _build(
     """The build (``kept``: writing the manifest is left to it)."""
     global _job
     out = out.resolve()
+    _check_output_folder(out, engine)
     out.parent.mkdir(parents=True, exist_ok=True)
     if kept is not None:
         recorded = kept.recorded(out)
@@ -1105,13 +1116,42 @@ def _gone(
     return gone
 
 
+def _check_output_folder(out: Path, engine: Engine) -> None:
+    """Refuse to build where the build would replace files kb did not write: into a folder
+    that is neither new, empty nor a site kb built, or one that holds the store."""
+    if out.exists() and not out.is_dir():
+        raise OutputFolderError(f"{out}: not a folder")
+    store = engine.url.database if engine.dialect.name == "sqlite" else None
+    if store and store != ":memory:" and Path(store).resolve().is_relative_to(out):
+        raise OutputFolderError(f"{out}: holds the store {Path(store).resolve()}; build elsewhere")
+    if out.is_dir() and not (out / MANIFEST).is_file() and any(out.iterdir()):
+        raise OutputFolderError(
+            f"{out}: has files and no kb site in it (no {MANIFEST}); kb builds into a new or "
+            "empty folder, or a site it built"
+        )
+
+
+def _own_file(name: str) -> bool:
+    """Whether the output folder's entry ``name`` is one that kb writes beside the locale
+    folders."""
+    return name in _OWN_FILES or _SITEMAP_PART.fullmatch(name) is not None
+
+
 def _carry_over(previous: Path, staging: Path, locales: Sequence[Locale]) -> None:
-    """Keep the previous site's pages of the locales this build leaves out."""
+    """Keep the previous site's pages of the locales this build leaves out, and every entry of
+    the folder that kb did not write (a CNAME, a .git folder): all hard-linked where they can
+    be, so that a build that fails leaves them as they were."""
     built = {locale.folder for locale in locales}
-    for locale in LOCALES:
-        if locale.folder in built or not (previous / locale.folder).is_dir():
+    for entry in sorted(previous.iterdir()):
+        target = staging / entry.name
+        if entry.name in built or _own_file(entry.name) or os.path.lexists(target):
             continue
-        shutil.copytree(previous / locale.folder, staging / locale.folder, copy_function=_copy)
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry), target)
+        elif entry.is_dir():
+            shutil.copytree(entry, target, symlinks=True, copy_function=_copy)
+        else:
+            _link_or_copy(entry, target)
 
 
 def _copy(source: str, target: str) -> None:

@@ -34,6 +34,7 @@ from kb.site.paths import relative_href
 
 ROOT_INDEX = "index.html"
 SITEMAP = "sitemap.xml"
+ROBOTS = "robots.txt"
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _SITEMAP_NS = '"http://www.sitemaps.org/schemas/sitemap/0.9"'
 NOT_FOUND = "404.html"
@@ -547,7 +548,7 @@ def root_pages(base_url: str) -> list[Page]:
 
 
 def robots(base_url: str) -> Page:
-    return Page("robots.txt", f"User-agent: *\nAllow: /\n\nSitemap: {base_url}{SITEMAP}\n")
+    return Page(ROBOTS, f"User-agent: *\nAllow: /\n\nSitemap: {base_url}{SITEMAP}\n")
 
 
 SitemapPage = Callable[[Locale], str] | CardEntry | MechanicView
