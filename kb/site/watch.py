@@ -88,12 +88,12 @@ class _Changes:
         stamp = [file_identity(Path(path)) for path in self._files]
         if stamp and stamp == self._stamp and time.monotonic() - self._read_at < RECHECK:
             return False
-        self._stamp = stamp
-        self._read_at = time.monotonic()
+        read_at = time.monotonic()
         with self.engine.connect() as connection:
             now = changelog.position(connection)
-            if now == self._seen:
-                return False
-            self._seen = now
             since = self.kept.manifest.position if self.kept.manifest is not None else ""
-            return changelog.changed_cards(connection, since) != set()
+            changed = now != self._seen and changelog.changed_cards(connection, since) != set()
+        # Noted only once the log was read: a look that fails leaves the next one to read it
+        # again (and fail alike, or tell that the store is back), not to find nothing new.
+        self._stamp, self._read_at, self._seen = stamp, read_at, now
+        return changed
