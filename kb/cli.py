@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from kb import db, migrate
-from kb.db import DEFAULT_DATABASE_URL, make_engine
+from kb.db import DEFAULT_DATABASE_URL, make_engine, sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
@@ -83,14 +83,17 @@ class KbError(click.ClickException):
 def clear_errors() -> Iterator[None]:
     try:
         yield
-    except (ParseError, SQLAlchemyError, OutputFolderError) as error:
+    except (ParseError, SQLAlchemyError, OutputFolderError, OSError) as error:
         raise KbError(_one_line(error)) from None
 
 
 def _one_line(error: Exception) -> str:
-    """What went wrong, in one line: the database's own message for a database error."""
+    """What went wrong, in one line: the database's own message for a database error, the
+    file and the system's reason for a file that could not be written or read."""
     if isinstance(error, SQLAlchemyError):
         return "database: " + str(getattr(error, "orig", None) or error).splitlines()[0]
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.filename}: {error.strerror}"
     return str(error)
 
 
@@ -252,15 +255,22 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     """
     from kb.exporting import export
 
-    with clear_errors(), app.engine().connect() as connection:
+    engine = app.engine()
+    store = sqlite_file(engine)
+    if out is not None and store is not None and out.resolve() == Path(store).resolve():
+        raise KbError(f"{out}: is the store itself; export to another file")
+    with clear_errors(), engine.connect() as connection:
         if out is None:
             export(connection, format_, sys.stdout)
             return
         # Written beside the target and renamed, so a failed export leaves no half file.
         partial = out.with_name(f".{out.name}.partial")
-        with partial.open("w", encoding="utf-8", newline="") as file:
-            cards = export(connection, format_, file)
-        partial.replace(out)
+        try:
+            with partial.open("w", encoding="utf-8", newline="") as file:
+                cards = export(connection, format_, file)
+            partial.replace(out)
+        finally:
+            partial.unlink(missing_ok=True)
     app.echo(f"{cards} cards written to {out}")
 
 

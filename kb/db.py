@@ -385,6 +385,12 @@ def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def sqlite_file(engine: Engine) -> str | None:
+    """The SQLite store's file as the URL names it; None on another engine or in memory."""
+    path = engine.url.database if engine.dialect.name == "sqlite" else None
+    return path if path and path != ":memory:" else None
+
+
 def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
     """An engine for ``url`` (or the default); SQLite gets foreign keys enforced."""
     engine = create_engine(database_url(url), **kwargs)

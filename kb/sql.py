@@ -35,6 +35,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import InvalidRequestError
 
+from kb.db import sqlite_file
 from kb.resources import resource_dir
 
 if TYPE_CHECKING:
@@ -183,8 +184,8 @@ def open_sqlite_reader(path: str) -> sqlite3.Connection:
 def _run_sqlite(
     engine: Engine, sql: str, params: dict[str, Any], time_limit: float, max_rows: int
 ) -> QueryResult:
-    path = engine.url.database
-    if not path or path == ":memory:":
+    path = sqlite_file(engine)
+    if path is None:
         raise QueryError("kb sql needs a SQLite file, not an in-memory database")
     connection = open_sqlite_reader(path)
     deadline = time.monotonic() + time_limit

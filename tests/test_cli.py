@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -180,3 +181,25 @@ def test_export_writes_the_file_whole(workdir: Path) -> None:
     assert result.output == "2 cards written to links.csv\n"
     assert (workdir / "links.csv").read_text(encoding="utf-8").count("\n") == 34
     assert not list(workdir.glob(".*.partial"))
+
+
+def test_export_never_writes_over_the_store_or_leaves_a_half_file(workdir: Path) -> None:
+    runner = CliRunner()
+    runner.invoke(cli, ["import", "data"])
+    store = (workdir / "kb.sqlite").read_bytes()
+    over = runner.invoke(cli, ["export", "--format", "csv", "--out", "kb.sqlite"])
+    assert (over.exit_code, over.output) == (
+        1,
+        "kb: error: kb.sqlite: is the store itself; export to another file\n",
+    )
+    assert (workdir / "kb.sqlite").read_bytes() == store
+    nowhere = runner.invoke(cli, ["export", "--format", "csv", "--out", "gone/links.csv"])
+    assert (nowhere.exit_code, nowhere.output) == (
+        1,
+        f"kb: error: {Path('gone/.links.csv.partial')}: No such file or directory\n",
+    )
+    with sqlite3.connect(workdir / "kb.sqlite") as connection:
+        connection.execute("ALTER TABLE rulings RENAME TO rulings_away")
+    failed = runner.invoke(cli, ["export", "--format", "csv", "--out", "links.csv"])
+    assert failed.exit_code == 1 and "no such table: rulings" in failed.output
+    assert not (workdir / "links.csv").exists() and not list(workdir.glob(".*.partial"))

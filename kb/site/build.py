@@ -33,7 +33,7 @@ from typing import NamedTuple, TypeVar
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog
-from kb.db import SQLITE_CACHE_KIB
+from kb.db import SQLITE_CACHE_KIB, sqlite_file
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
 from kb.site import DEFAULT_BASE_URL, OutputFolderError, render
@@ -1121,8 +1121,8 @@ def _check_output_folder(out: Path, engine: Engine) -> None:
     that is neither new, empty nor a site kb built, or one that holds the store."""
     if out.exists() and not out.is_dir():
         raise OutputFolderError(f"{out}: not a folder")
-    store = engine.url.database if engine.dialect.name == "sqlite" else None
-    if store and store != ":memory:" and Path(store).resolve().is_relative_to(out):
+    store = sqlite_file(engine)
+    if store and Path(store).resolve().is_relative_to(out):
         raise OutputFolderError(f"{out}: holds the store {Path(store).resolve()}; build elsewhere")
     if out.is_dir() and not (out / MANIFEST).is_file() and any(out.iterdir()):
         raise OutputFolderError(

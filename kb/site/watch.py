@@ -20,6 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from kb import changelog
+from kb.db import sqlite_file
 from kb.site import WATCH_INTERVAL, collation, render
 from kb.site.build import BuildOptions, BuildResult, Kept, build, file_identity
 
@@ -77,8 +78,8 @@ class _Changes:
         self.engine = engine
         self.kept = kept
         self._seen = ""
-        database = engine.url.database if engine.dialect.name == "sqlite" else None
-        self._files = [database, f"{database}-wal"] if database and database != ":memory:" else []
+        database = sqlite_file(engine)
+        self._files = [database, f"{database}-wal"] if database else []
         self._stamp: list[tuple[int, int, int] | None] = []
         self._read_at = 0.0
 
