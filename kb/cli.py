@@ -44,7 +44,8 @@ class App:
         if self._engine is None:
             self._engine = make_engine(self.database_url)
             if migrated:
-                migrate.ensure_latest(self._engine)
+                with clear_errors():
+                    migrate.ensure_latest(self._engine)
         return self._engine
 
     def echo(self, message: str) -> None:
@@ -83,7 +84,7 @@ class KbError(click.ClickException):
 def clear_errors() -> Iterator[None]:
     try:
         yield
-    except (ParseError, SQLAlchemyError, OutputFolderError, OSError) as error:
+    except (ParseError, SQLAlchemyError, OutputFolderError, migrate.NotAStore, OSError) as error:
         raise KbError(_one_line(error)) from None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
@@ -31,11 +31,19 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
+class NotAStore(Exception):
+    """A database that holds tables of its own and no kb store: kb leaves it alone."""
+
+
 def _run(engine: Engine, action: str, revision: str) -> None:
     from alembic import command
 
     config = alembic_config(engine)
     with engine.begin() as connection:
+        if connection.dialect.name == "sqlite":
+            # pysqlite opens a transaction only before a row is written, and runs DDL outside
+            # one: a migration that fails would leave the tables it created until then.
+            connection.exec_driver_sql("BEGIN")
         config.attributes["connection"] = connection
         getattr(command, action)(config, revision)
 
@@ -62,8 +70,20 @@ def head_revision(engine: Engine) -> str | None:
 
 
 def ensure_latest(engine: Engine) -> None:
-    """Bring the database to the latest migration when it is behind."""
-    if _recorded_revision(engine) != LATEST and current_revision(engine) != head_revision(engine):
+    """Bring the database to the latest migration when it is behind; refuse a database that
+    holds other tables and no kb store (kb would add its tables to it)."""
+    recorded = _recorded_revision(engine)
+    if recorded == LATEST:
+        return
+    if recorded is None:
+        with engine.connect() as connection:
+            tables = sorted(inspect(connection).get_table_names())
+        if tables:
+            raise NotAStore(
+                f"{engine.url.render_as_string()}: not a kb store (it holds other tables: "
+                f"{', '.join(tables)}); use a new file or an empty database"
+            )
+    if current_revision(engine) != head_revision(engine):
         upgrade(engine)
 
 

@@ -203,3 +203,15 @@ def test_export_never_writes_over_the_store_or_leaves_a_half_file(workdir: Path)
     failed = runner.invoke(cli, ["export", "--format", "csv", "--out", "links.csv"])
     assert failed.exit_code == 1 and "no such table: rulings" in failed.output
     assert not (workdir / "links.csv").exists() and not list(workdir.glob(".*.partial"))
+
+
+def test_a_database_that_is_not_a_store_is_refused_in_one_line(workdir: Path) -> None:
+    with sqlite3.connect(workdir / "other.sqlite") as connection:
+        connection.execute("CREATE TABLE notes (body text)")
+    result = CliRunner().invoke(cli, ["--db", "sqlite:///other.sqlite", "build"])
+    assert (result.exit_code, result.output) == (
+        1,
+        "kb: error: sqlite:///other.sqlite: not a kb store (it holds other tables: notes); "
+        "use a new file or an empty database\n",
+    )
+    assert not (workdir / "site").exists()

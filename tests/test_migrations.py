@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import insert, inspect, select
 from sqlalchemy import text as sql_text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DatabaseError, IntegrityError
 
 from kb import db, migrate
 from kb.db import make_engine
@@ -39,6 +39,27 @@ def test_downgrade_to_base_and_back(empty_database_url: str) -> None:
     migrate.upgrade(engine)
     migrate.check(engine)
     assert set(db.Base.metadata.tables) <= set(inspect(engine).get_table_names())
+    engine.dispose()
+
+
+def test_a_migration_that_fails_leaves_the_database_as_it_was(empty_database_url: str) -> None:
+    engine = make_engine(empty_database_url)
+    with engine.begin() as connection:  # a view is not a table kb refuses, but the name is taken
+        connection.execute(sql_text("CREATE VIEW cards AS SELECT 1 AS id"))
+    with pytest.raises(DatabaseError, match="cards"):
+        migrate.upgrade(engine)
+    assert inspect(engine).get_table_names() == []
+    assert inspect(engine).get_view_names() == ["cards"]
+    engine.dispose()
+
+
+def test_a_database_of_other_tables_is_left_alone(empty_database_url: str) -> None:
+    engine = make_engine(empty_database_url)
+    with engine.begin() as connection:
+        connection.execute(sql_text("CREATE TABLE notes (body text)"))
+    with pytest.raises(migrate.NotAStore, match=r"not a kb store \(it holds other tables: notes\)"):
+        migrate.ensure_latest(engine)
+    assert inspect(engine).get_table_names() == ["notes"]
     engine.dispose()
 
 
