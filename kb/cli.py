@@ -419,7 +419,10 @@ def serve_command(app: App, out: Path, port: int) -> None:
     """Preview the built site on http://127.0.0.1:PORT/ (Ctrl-C stops)."""
     from kb.site.serve import preview_server
 
-    server = preview_server(out, port)
+    try:
+        server = preview_server(out, port)
+    except OSError as error:  # the port taken, for one
+        raise KbError(f"127.0.0.1:{port}: {error.strerror}") from None
     host, bound_port = server.server_address[:2]
     click.echo(f"serving {out} on http://{host!s}:{bound_port}/ (Ctrl-C stops)")
     with server:

@@ -459,6 +459,11 @@ def test_serve_previews_the_site_on_localhost(demo_site: Path) -> None:
             urllib.request.urlopen(base + "de/cards/nothing.html")
         assert missing.value.code == 404
         assert b"Page not found" in missing.value.read()
+        taken = CliRunner().invoke(cli, ["serve", "--out", str(demo_site), "--port", str(port)])
+        assert (taken.exit_code, taken.output) == (
+            1,
+            f"kb: error: 127.0.0.1:{port}: Address already in use\n",
+        )
     finally:
         server.shutdown()
         server.server_close()
