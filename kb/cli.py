@@ -84,7 +84,7 @@ class KbError(click.ClickException):
 def clear_errors() -> Iterator[None]:
     try:
         yield
-    except (ParseError, SQLAlchemyError, OutputFolderError, migrate.NotAStore, OSError) as error:
+    except (ParseError, SQLAlchemyError, OutputFolderError, migrate.SchemaError, OSError) as error:
         raise KbError(_one_line(error)) from None
 
 

@@ -31,12 +31,14 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
-class NotAStore(Exception):
-    """A database that holds tables of its own and no kb store: kb leaves it alone."""
+class SchemaError(Exception):
+    """The store's schema cannot be brought where asked: an unknown revision, or a database
+    that holds tables of its own and no kb store (kb leaves it alone)."""
 
 
 def _run(engine: Engine, action: str, revision: str) -> None:
     from alembic import command
+    from alembic.util import CommandError
 
     config = alembic_config(engine)
     with engine.begin() as connection:
@@ -45,7 +47,10 @@ def _run(engine: Engine, action: str, revision: str) -> None:
             # one: a migration that fails would leave the tables it created until then.
             connection.exec_driver_sql("BEGIN")
         config.attributes["connection"] = connection
-        getattr(command, action)(config, revision)
+        try:
+            getattr(command, action)(config, revision)
+        except CommandError as error:
+            raise SchemaError(str(error)) from None
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
@@ -79,7 +84,7 @@ def ensure_latest(engine: Engine) -> None:
         with engine.connect() as connection:
             tables = sorted(inspect(connection).get_table_names())
         if tables:
-            raise NotAStore(
+            raise SchemaError(
                 f"{engine.url.render_as_string()}: not a kb store (it holds other tables: "
                 f"{', '.join(tables)}); use a new file or an empty database"
             )

@@ -215,3 +215,11 @@ def test_a_database_that_is_not_a_store_is_refused_in_one_line(workdir: Path) ->
         "use a new file or an empty database\n",
     )
     assert not (workdir / "site").exists()
+
+
+def test_an_unknown_revision_is_one_line(workdir: Path) -> None:
+    result = CliRunner().invoke(cli, ["db", "downgrade", "zzz"])
+    assert (result.exit_code, result.output) == (
+        1,
+        "kb: error: Can't locate revision identified by 'zzz'\n",
+    )
