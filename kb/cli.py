@@ -13,6 +13,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import click
 from sqlalchemy import select
@@ -282,10 +283,20 @@ def _locale_list(
     if value is None:
         return LOCALES
     codes = {code.strip() for code in value.split(",") if code.strip()}
+    if not codes:
+        raise click.BadParameter("no locale given")
     unknown = sorted(codes - set(LOCALE_CODES))
     if unknown:
         raise click.BadParameter(f"{', '.join(unknown)}: not one of {', '.join(LOCALE_CODES)}")
     return tuple(locale for locale in LOCALES if locale.code in codes)
+
+
+def _base_url(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    """An absolute http(s) address, ending with a slash."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise click.BadParameter(f"{value!r}: not an absolute http(s) address")
+    return value if value.endswith("/") else f"{value}/"
 
 
 @cli.command("build")
@@ -316,6 +327,7 @@ def _locale_list(
     "--base-url",
     default=DEFAULT_BASE_URL,
     show_default=True,
+    callback=_base_url,
     help="Where the site is published (absolute addresses in sitemap.xml and robots.txt).",
 )
 @click.option(
@@ -349,8 +361,6 @@ def build_command(
     """
     from kb.site.build import BuildOptions, Kept, build
 
-    if not base_url.endswith("/"):
-        base_url += "/"
     options = BuildOptions(locales=locales, jobs=jobs, full=full, base_url=base_url)
     engine = app.engine()
     kept = Kept() if watch else None

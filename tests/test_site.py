@@ -443,6 +443,16 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
     assert bad.exit_code == 2
     assert "xx: not one of en, de, fr" in bad.output
+    none = runner.invoke(cli, [*args, "--locale", ","])
+    assert none.exit_code == 2 and "Invalid value for '--locale': no locale given" in none.output
+    for address in ("rulings.example.org", "javascript:alert(1)", "ftp://example.org/"):
+        wrong = runner.invoke(cli, [*args, "--base-url", address])
+        assert wrong.exit_code == 2, address
+        assert f"{address!r}: not an absolute http(s) address" in wrong.output
+    published = runner.invoke(cli, [*args, "--base-url", "https://rulings.example.org/kb"])
+    assert published.exit_code == 0, published.output
+    robots = (out / "robots.txt").read_text("utf-8")
+    assert "Sitemap: https://rulings.example.org/kb/sitemap.xml" in robots
 
 
 def test_serve_previews_the_site_on_localhost(demo_site: Path) -> None:
