@@ -160,6 +160,15 @@ def _commit_change(
         return _record(connection, editor, action, change)
 
 
+def _filled(value: str, what: str) -> str:
+    """An editor's text without surrounding spaces, as the importers store texts; never
+    empty."""
+    stripped = value.strip()
+    if not stripped:
+        raise EditError(f"{what} cannot be empty")
+    return stripped
+
+
 def find_card(connection: Connection, card: str) -> int:
     """A card by id, English name or any localized name."""
     if card.isdigit():
@@ -195,6 +204,7 @@ def set_ruling_text(
 ) -> int:
     """Change a ruling's text (on every card that shares it); ``expect_text`` is what the
     editor saw, by default the text read now. Returns the revision id."""
+    new_text = _filled(new_text, "a ruling's text")
 
     def plan(connection: Connection) -> Change:
         current = _ruling(connection, ruling_id)
@@ -215,6 +225,7 @@ def set_card_name(
     expect_name: str | None = None,
 ) -> int:
     """Add or change a card's name in ``locale``."""
+    name = _filled(name, "a card's name")
 
     def plan(connection: Connection) -> Change:
         card_id = find_card(connection, card)
@@ -277,6 +288,8 @@ def set_translation(
         raise EditError("rulings are in English already; translations are for other locales")
     if status not in TRANSLATION_STATUSES:
         raise EditError(f"status must be one of {', '.join(TRANSLATION_STATUSES)}")
+    if new_text is not None:
+        new_text = _filled(new_text, "a translation")
 
     def plan(connection: Connection) -> Change:
         _ruling(connection, ruling_id)

@@ -68,7 +68,7 @@ def test_names_tags_translations_history_and_revert(demo_url: str) -> None:  # n
     assert run_kb(demo_url, *edit).exit_code == 0
     steps = [
         ["edit", "card-name", "Drei Schritte voraus", "ko", "세 발짝 앞서"],
-        ["edit", "card-name", "Three Steps Ahead", "it", "Tre passi avanti"],
+        ["edit", "card-name", "Three Steps Ahead", "it", " Tre passi avanti\n"],  # stripped
         ["edit", "tag", "outlaw", "--card", "Three Steps Ahead"],
         ["edit", "untag", "spree", "--ruling", "2"],
         ["edit", "translation", "2", "it", "Non puoi scegliere lo stesso modo più di una volta."],
@@ -154,6 +154,12 @@ def test_a_stale_edit_is_a_conflict_and_nothing_is_lost(demo_url: str) -> None: 
         (["edit", "tag", "nope", "--ruling", "1"], "kb: error: no mechanic 'nope'\n"),
         (["edit", "review", "1", "de"], "kb: error: ruling 1 has no de translation to review\n"),
         (["revert", "42"], "kb: error: no revision 42\n"),
+        (["edit", "ruling-text", "1", " "], "kb: error: a ruling's text cannot be empty\n"),
+        (
+            ["edit", "card-name", "Three Steps Ahead", "de", ""],
+            "kb: error: a card's name cannot be empty\n",
+        ),
+        (["edit", "translation", "1", "it", "\n"], "kb: error: a translation cannot be empty\n"),
     ],
 )
 def test_bad_edits_are_one_line_errors(demo_url: str, args: list[str], message: str) -> None:  # noqa: F811
