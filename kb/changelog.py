@@ -15,10 +15,14 @@ PostgreSQL: a transaction-local setting the triggers' WHEN clause reads) and log
 Positions in the log: on SQLite the last row's id (writers are serialized, so a later write
 always gets a larger id); on PostgreSQL a snapshot (``pg_current_snapshot()``): rows whose
 transaction it does not see are those to read next time, even if they were written before the
-build but committed after it.
+build but committed after it. Each names its store too: a copy of the store, edited apart,
+reaches the same positions with other writes, and a site built from one is checked whole when
+built from the other.
 """
 
 from __future__ import annotations
+
+import os
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
@@ -162,19 +166,43 @@ def end_bulk_load(connection: Connection, changed: bool) -> None:
 
 
 def position(connection: Connection) -> str:
-    """The log's position now, as ``engine:value``; read it before the data a build renders."""
+    """The log's position now, as ``engine:store:value``; read it before the data a build
+    renders. ``store`` tells this store from a copy of it, whose log may reach the same value
+    with other writes (see _store)."""
     if connection.dialect.name == "postgresql":
         snapshot = connection.execute(text("SELECT pg_current_snapshot()::text")).scalar_one()
-        return f"postgresql:{snapshot}"
+        return f"postgresql:{_store(connection)}:{snapshot}"
     last = connection.execute(text("SELECT max(id) FROM site_changes")).scalar()
-    return f"sqlite:{last or 0}"
+    return f"sqlite:{_store(connection)}:{last or 0}"
+
+
+def _store(connection: Connection) -> str:
+    """Which store this is: on PostgreSQL the cluster's system identifier and the database's
+    oid (a copy, or a restored dump, is a new database); on SQLite the file's device and inode
+    (a copy is a new file), "memory" for a database in memory."""
+    if connection.dialect.name == "postgresql":
+        return str(
+            connection.execute(
+                text(
+                    "SELECT (SELECT system_identifier FROM pg_control_system()) || '.' || "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())"
+                )
+            ).scalar_one()
+        )
+    file = connection.execute(text("PRAGMA database_list")).first()
+    if file is None or not file.file:
+        return "memory"
+    identity = os.stat(file.file)
+    return f"{identity.st_dev}.{identity.st_ino}"
 
 
 def changed_cards(connection: Connection, since: str) -> set[int] | None:
     """The cards whose pages may have changed since ``since``; None when any may have (an
-    import, a mechanic renamed) or when ``since`` is not a position on this engine."""
-    engine, _, value = since.partition(":")
-    if engine != connection.dialect.name:
+    import, a mechanic renamed) or when ``since`` is not a position of this store's log: of
+    another engine or store, or past the log's end (an older copy of the store put back)."""
+    engine, _, rest = since.partition(":")
+    store, _, value = rest.partition(":")
+    if engine != connection.dialect.name or store != _store(connection):
         return None
     if engine == "postgresql":
         rows = connection.execute(
@@ -187,6 +215,9 @@ def changed_cards(connection: Connection, since: str) -> set[int] | None:
             {"since": value},
         )
     else:
+        last = connection.execute(text("SELECT max(id) FROM site_changes")).scalar() or 0
+        if int(value) > last:
+            return None
         rows = connection.execute(
             text("SELECT DISTINCT card_id FROM site_changes WHERE id > :since"),
             {"since": int(value)},

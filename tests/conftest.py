@@ -59,6 +59,13 @@ class PostgresDatabases:
         self.created.append(name)
         return self.url_for(name)
 
+    def copy(self, url: str) -> str:
+        """A new database with the contents of ``url``'s (no one may be connected to it)."""
+        name = f"kb_test_{uuid.uuid4().hex[:12]}"
+        self._execute(f'CREATE DATABASE "{name}" TEMPLATE "{make_url(url).database}"')
+        self.created.append(name)
+        return self.url_for(name)
+
     def drop(self, url: str) -> None:
         name = make_url(url).database
         self._execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

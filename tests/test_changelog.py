@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from sqlalchemy import select, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, db, edits
+from kb.db import make_engine, sqlite_file
 from kb.importing import run_import
 from kb.locales import BY_CODE, LOCALES
 from kb.records import ParseError
@@ -144,6 +146,58 @@ def test_a_build_of_some_locales_leaves_the_others_to_the_next_build(
     for locale in LOCALES:
         page = out / locale.folder / "cards/three-steps-ahead.html"
         assert "Edited." in page.read_text("utf-8"), locale.code
+
+
+def _copy_of(store: Engine, request: pytest.FixtureRequest, tmp_path: Path) -> Engine:
+    """Another store with the same contents (and so the same change log)."""
+    store.dispose()
+    path = sqlite_file(store)
+    if path is not None:
+        return make_engine(f"sqlite:///{shutil.copy(path, tmp_path / 'copy.sqlite')}")
+    url = store.url.render_as_string(hide_password=False)
+    return make_engine(request.getfixturevalue("postgres").copy(url))
+
+
+def test_a_copy_of_the_store_edited_apart_is_built_as_itself(
+    demo_store: Engine, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    build(demo_store, out)
+    copy = _copy_of(demo_store, request, tmp_path)
+    # One name each, on two cards: the two logs reach the same length with other writes.
+    edits.set_card_name(demo_store, "ann", "Three Steps Ahead", "fr", "Le nom original")
+    edits.set_card_name(copy, "bob", "Caught in the Crossfire", "fr", "Le nom de la copie")
+    build(demo_store, out)
+    assert "Le nom original" in (out / "fr/cards/three-steps-ahead.html").read_text()
+
+    build(copy, out)
+    assert _pages(out) == _pages(build(copy, tmp_path / "fresh").out)
+    assert "Le nom de la copie" in (out / "fr/cards/caught-in-the-crossfire.html").read_text()
+    copy.dispose()
+
+
+def test_an_older_copy_put_back_is_checked_whole(sqlite_url: str, tmp_path: Path) -> None:
+    store = make_engine(sqlite_url)
+    run_import(store, [DATA])
+    out = tmp_path / "site"
+    build(store, out)
+    path = str(sqlite_file(store))
+    backup = shutil.copy(path, tmp_path / "backup.sqlite")
+    edits.set_card_name(store, "ann", "Three Steps Ahead", "fr", "Un nom de trop")
+    build(store, out)
+    store.dispose()
+    shutil.copyfile(backup, path)  # the same file, its older contents
+    build(store, out)
+    assert "Un nom de trop" not in (out / "fr/cards/three-steps-ahead.html").read_text()
+    store.dispose()
+
+
+def _pages(folder: Path) -> dict[str, bytes]:
+    return {
+        str(page.relative_to(folder)): page.read_bytes()
+        for page in sorted(folder.rglob("*"))
+        if page.is_file() and page.name != ".kb-manifest"
+    }
 
 
 @pytest.mark.postgres
