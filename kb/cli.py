@@ -279,16 +279,17 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
 def _locale_list(
     _ctx: click.Context, _param: click.Parameter, value: str | None
 ) -> tuple[Locale, ...]:
-    """``de,it`` → those locales, in kb's order; all of them when the option is absent."""
+    """``de,it`` → those locales, in kb's order; all of them when the option is absent. Codes
+    are matched whatever their case (``pt-br``, as its folder is named, is ``pt-BR``)."""
     if value is None:
         return LOCALES
-    codes = {code.strip() for code in value.split(",") if code.strip()}
+    codes = {code.strip().lower() for code in value.split(",") if code.strip()}
     if not codes:
         raise click.BadParameter("no locale given")
-    unknown = sorted(codes - set(LOCALE_CODES))
+    unknown = sorted(codes - {code.lower() for code in LOCALE_CODES})
     if unknown:
         raise click.BadParameter(f"{', '.join(unknown)}: not one of {', '.join(LOCALE_CODES)}")
-    return tuple(locale for locale in LOCALES if locale.code in codes)
+    return tuple(locale for locale in LOCALES if locale.code.lower() in codes)
 
 
 def _base_url(_ctx: click.Context, _param: click.Parameter, value: str) -> str:

@@ -439,6 +439,8 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     assert first.output == f"71 pages in {out}: 71 written, 0 unchanged, 0 removed\n"
     second = runner.invoke(cli, [*args, "--locale", "de,it"])
     assert second.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
+    any_case = runner.invoke(cli, [*args, "--locale", "pt-br,ZH-HANT"])  # as the folders are named
+    assert any_case.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
     assert runner.invoke(cli, ["-q", *args, "--full"]).output == ""
     bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
     assert bad.exit_code == 2
