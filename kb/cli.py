@@ -30,6 +30,8 @@ from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL, OutputFolderError
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
     from kb.site.build import BuildOptions, BuildResult, Kept
 
+LOCALE_CHOICE = click.Choice(LOCALE_CODES, case_sensitive=False)
+"""A locale code as an argument, in any case (``pt-br`` is ``pt-BR``)."""
 DEMO_DATA = Path("data")
 DEMO_SITE = Path("site")
 
@@ -180,7 +182,7 @@ def db_current(app: App) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--locale",
-    type=click.Choice(LOCALE_CODES),
+    type=LOCALE_CHOICE,
     help="Locale of rulings pages whose footer and title do not tell.",
 )
 @click.option("--card", help="English name of the card of a page whose localized name is new.")

@@ -11,8 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from kb import edits, schema_doc
-from kb.cli import App, KbError, clear_errors
-from kb.locales import LOCALE_CODES
+from kb.cli import LOCALE_CHOICE, App, KbError, clear_errors
 from kb.sql import OUTPUT_STYLES, QueryError, QueryResult, format_result, run_query, saved_queries
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -201,7 +200,7 @@ def edit_ruling_text(
 
 @edit_group.command("card-name")
 @click.argument("card")
-@click.argument("locale", type=click.Choice(LOCALE_CODES))
+@click.argument("locale", type=LOCALE_CHOICE)
 @click.argument("name")
 @click.option("--expect-name", help="The name you saw (default: the name now); else a conflict.")
 @editor_option
@@ -238,7 +237,7 @@ edit_group.add_command(_tag_command(tagged=False))
 
 @edit_group.command("translation")
 @click.argument("ruling_id", type=int)
-@click.argument("locale", type=click.Choice(LOCALE_CODES))
+@click.argument("locale", type=LOCALE_CHOICE)
 @click.argument("text")
 @editor_option
 @pass_app
@@ -250,7 +249,7 @@ def edit_translation(app: App, ruling_id: int, locale: str, text: str, editor: s
 
 @edit_group.command("review")
 @click.argument("ruling_id", type=int)
-@click.argument("locale", type=click.Choice(LOCALE_CODES))
+@click.argument("locale", type=LOCALE_CHOICE)
 @editor_option
 @pass_app
 def edit_review(app: App, ruling_id: int, locale: str, editor: str) -> None:

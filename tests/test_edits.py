@@ -67,7 +67,7 @@ def test_names_tags_translations_history_and_revert(demo_url: str) -> None:  # n
     edit = ["edit", "--help"]
     assert run_kb(demo_url, *edit).exit_code == 0
     steps = [
-        ["edit", "card-name", "Drei Schritte voraus", "ko", "세 발짝 앞서"],
+        ["edit", "card-name", "Drei Schritte voraus", "KO", "세 발짝 앞서"],  # any case
         ["edit", "card-name", "Three Steps Ahead", "it", " Tre passi avanti\n"],  # stripped
         ["edit", "tag", "outlaw", "--card", "Three Steps Ahead"],
         ["edit", "untag", "spree", "--ruling", "2"],
