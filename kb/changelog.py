@@ -170,10 +170,18 @@ def position(connection: Connection) -> str:
     renders. ``store`` tells this store from a copy of it, whose log may reach the same value
     with other writes (see _store)."""
     if connection.dialect.name == "postgresql":
-        snapshot = connection.execute(text("SELECT pg_current_snapshot()::text")).scalar_one()
-        return f"postgresql:{_store(connection)}:{snapshot}"
+        store, snapshot = connection.execute(
+            text(f"SELECT {_POSTGRESQL_STORE}, pg_current_snapshot()::text")
+        ).one()
+        return f"postgresql:{store}:{snapshot}"
     last = connection.execute(text("SELECT max(id) FROM site_changes")).scalar()
     return f"sqlite:{_store(connection)}:{last or 0}"
+
+
+_POSTGRESQL_STORE = (
+    "(SELECT system_identifier FROM pg_control_system()) || '.' || "
+    "(SELECT oid FROM pg_database WHERE datname = current_database())"
+)
 
 
 def _store(connection: Connection) -> str:
@@ -181,14 +189,7 @@ def _store(connection: Connection) -> str:
     oid (a copy, or a restored dump, is a new database); on SQLite the file's device and inode
     (a copy is a new file), "memory" for a database in memory."""
     if connection.dialect.name == "postgresql":
-        return str(
-            connection.execute(
-                text(
-                    "SELECT (SELECT system_identifier FROM pg_control_system()) || '.' || "
-                    "(SELECT oid FROM pg_database WHERE datname = current_database())"
-                )
-            ).scalar_one()
-        )
+        return str(connection.execute(text(f"SELECT {_POSTGRESQL_STORE}")).scalar_one())
     file = connection.execute(text("PRAGMA database_list")).first()
     if file is None or not file.file:
         return "memory"
