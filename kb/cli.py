@@ -84,20 +84,25 @@ class KbError(click.ClickException):
 
 
 @contextmanager
-def clear_errors() -> Iterator[None]:
+def clear_errors(writing: Path | None = None) -> Iterator[None]:
+    """Errors as one line; ``writing``: the file or folder a system error that names no file
+    (a full disk) is told of."""
     try:
         yield
     except (ParseError, SQLAlchemyError, OutputFolderError, migrate.SchemaError, OSError) as error:
-        raise KbError(_one_line(error)) from None
+        raise KbError(_one_line(error, writing)) from None
 
 
-def _one_line(error: Exception) -> str:
+def _one_line(error: Exception, writing: Path | None = None) -> str:
     """What went wrong, in one line: the database's own message for a database error, the
-    file and the system's reason for a file that could not be written or read."""
+    file (else ``writing``) and the system's reason for a file that could not be written or
+    read."""
     if isinstance(error, SQLAlchemyError):
         return "database: " + str(getattr(error, "orig", None) or error).splitlines()[0]
-    if isinstance(error, OSError) and error.filename is not None:
-        return f"{error.filename}: {error.strerror}"
+    if isinstance(error, OSError) and error.strerror is not None:
+        where = error.filename if error.filename is not None else writing
+        if where is not None:
+            return f"{where}: {error.strerror}"
     return str(error)
 
 
@@ -263,7 +268,7 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     store = sqlite_file(engine)
     if out is not None and store is not None and out.resolve() == Path(store).resolve():
         raise KbError(f"{out}: is the store itself; export to another file")
-    with clear_errors(), engine.connect() as connection:
+    with clear_errors(out), engine.connect() as connection:
         if out is None:
             export(connection, format_, sys.stdout)
             return
@@ -367,7 +372,7 @@ def build_command(
     options = BuildOptions(locales=locales, jobs=jobs, full=full, base_url=base_url)
     engine = app.engine()
     kept = Kept() if watch else None
-    with clear_errors(), ExitStack() as stack:
+    with clear_errors(out), ExitStack() as stack:
         advance: list[Callable[[int, int], None]] = []
         done = 0
 
@@ -396,7 +401,7 @@ def _keep_watching(
         app.echo(f"{time.strftime('%H:%M:%S')} {_built(result)} ({seconds:.2f} s)")
 
     def failed(error: Exception) -> None:
-        click.echo(f"kb: error: {_one_line(error)}", err=True)
+        click.echo(f"kb: error: {_one_line(error, out)}", err=True)
 
     # Stopped by Ctrl-C, or by SIGTERM as a service manager stops it (and as a shell's
     # background job must be, its SIGINT ignored): the manifest is written either way.
@@ -454,7 +459,7 @@ def demo_command(app: App) -> None:
     from kb.importing import run_import
     from kb.site.build import build
 
-    with clear_errors():
+    with clear_errors(DEMO_SITE):
         engine = app.engine()
         summary = run_import(engine, [DEMO_DATA])
         result = build(engine, DEMO_SITE)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import shutil
 import sqlite3
@@ -14,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from realdata import DATA, ROOT
 
-from kb.cli import cli
+from kb.cli import clear_errors, cli
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -223,3 +225,10 @@ def test_an_unknown_revision_is_one_line(workdir: Path) -> None:
         1,
         "kb: error: Can't locate revision identified by 'zzz'\n",
     )
+
+
+def test_a_system_error_naming_no_file_names_what_was_being_written() -> None:
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as os.write raises it
+    with pytest.raises(click.ClickException) as raised, clear_errors(Path("site")):
+        raise full
+    assert raised.value.format_message() == "site: No space left on device"
