@@ -162,9 +162,21 @@ def db_upgrade(app: App, revision: str) -> None:
 
 @db_group.command("downgrade")
 @click.argument("revision")
+@click.option(
+    "--yes",
+    is_flag=True,
+    help="Do not ask first (a downgrade drops what later migrations added, with its data).",
+)
 @pass_app
-def db_downgrade(app: App, revision: str) -> None:
+def db_downgrade(app: App, revision: str, yes: bool) -> None:
     """Downgrade the database to REVISION ('base' removes every table)."""
+    if not yes:
+        click.confirm(
+            f"Downgrading {app.database_url} to {revision} drops the tables and columns later "
+            "migrations added, with their data. Go on?",
+            abort=True,
+            err=True,
+        )
     with clear_errors():
         engine = app.engine(migrated=False)
         migrate.downgrade(engine, revision)

@@ -135,7 +135,15 @@ def test_db_commands_walk_the_migrations(workdir: Path) -> None:
     assert runner.invoke(cli, ["db", "current"]).output == "base (behind: latest is 0006)\n"
     assert runner.invoke(cli, ["db", "upgrade"]).output == "database at revision 0006\n"
     assert runner.invoke(cli, ["db", "current"]).output == "0006 (latest)\n"
-    assert runner.invoke(cli, ["db", "downgrade", "base"]).output == "database at revision base\n"
+    refused = runner.invoke(cli, ["db", "downgrade", "base"], input="n\n")
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert "drops the tables and columns later migrations added" in refused.stderr
+    assert runner.invoke(cli, ["db", "current"]).output == "0006 (latest)\n"
+    downgraded = runner.invoke(cli, ["db", "downgrade", "base"], input="y\n")
+    assert downgraded.stdout == "database at revision base\n"
+    assert runner.invoke(cli, ["db", "upgrade"]).exit_code == 0
+    yes = runner.invoke(cli, ["db", "downgrade", "0005", "--yes"])
+    assert (yes.stdout, yes.stderr) == ("database at revision 0005\n", "")
 
 
 def test_database_url_from_the_environment(workdir: Path) -> None:
@@ -220,7 +228,7 @@ def test_a_database_that_is_not_a_store_is_refused_in_one_line(workdir: Path) ->
 
 
 def test_an_unknown_revision_is_one_line(workdir: Path) -> None:
-    result = CliRunner().invoke(cli, ["db", "downgrade", "zzz"])
+    result = CliRunner().invoke(cli, ["db", "downgrade", "zzz", "--yes"])
     assert (result.exit_code, result.output) == (
         1,
         "kb: error: Can't locate revision identified by 'zzz'\n",
