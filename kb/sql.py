@@ -34,6 +34,7 @@ from urllib.parse import quote
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import InvalidRequestError
+from wcwidth import wcswidth
 
 from kb.db import sqlite_file
 from kb.resources import resource_dir
@@ -294,13 +295,23 @@ def format_result(result: QueryResult, style: str) -> str:
         lines = [result.columns, ["---"] * len(result.columns)]
         escaped = [[cell.replace("|", "\\|").replace("\n", " ") for cell in row] for row in cells]
         return "".join(f"| {' | '.join(line)} |\n" for line in lines + escaped)
+    flat = [[" ".join(cell.splitlines()) for cell in row] for row in cells]  # a row per line
     widths = [
-        max([len(column), *(len(row[i]) for row in cells)])
+        max([_columns(column), *(_columns(row[i]) for row in flat)])
         for i, column in enumerate(result.columns)
     ]
-    lines = [result.columns, ["-" * width for width in widths], *cells]
+    lines = [result.columns, ["-" * width for width in widths], *flat]
     return "".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        "  ".join(
+            cell + " " * (width - _columns(cell)) for cell, width in zip(line, widths, strict=True)
+        ).rstrip()
         + "\n"
         for line in lines
     )
+
+
+def _columns(text: str) -> int:
+    """The terminal columns ``text`` takes: two for a wide (CJK) character, none for a
+    combining mark; a character a terminal does not print counts one."""
+    width = wcswidth(text)
+    return width if width >= 0 else len(text)

@@ -55,6 +55,22 @@ def test_output_styles(database_url: str, option: str, expected: str) -> None:
     assert run_kb(database_url, "sql", option, TWO_LOCALES).stdout == expected
 
 
+def test_a_table_lines_up_wide_characters_and_keeps_a_row_on_one_line(demo_url: str) -> None:
+    query = (
+        "SELECT name, locale FROM card_names WHERE card_id = 1 AND locale IN ('ja', 'de') "
+        "ORDER BY locale"
+    )
+    assert run_kb(demo_url, "sql", query).stdout == (
+        "name                  locale\n"
+        "--------------------  ------\n"
+        "Drei Schritte voraus  de\n"
+        "三歩先                ja\n"  # three characters, six columns
+    )
+    two_lines = sql.QueryResult(["text", "n"], [("first\nsecond", 1)], truncated=False)
+    table = sql.format_result(two_lines, "table")
+    assert table == "text          n\n------------  -\nfirst second  1\n"
+
+
 def test_json_output_and_table_by_default(database_url: str) -> None:
     result = run_kb(database_url, "sql", "--json", TWO_LOCALES)
     assert json.loads(result.stdout) == [
