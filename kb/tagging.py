@@ -29,6 +29,11 @@ class MechanicMatcher:
     Most patterns are a plain word or phrase. Those are indexed by their first word, so a text is
     tested only against the patterns whose first word it contains (a corpus has ~250 mechanics
     and ~60,000 rulings); the regular expression still decides. Other patterns always run.
+
+    A word of the text is a run of letters, digits, apostrophes and hyphens, taken also without
+    its quotes and its possessive ('s): "outlaw's" is the word outlaw. A word joined to another
+    by a hyphen is not that word: "Smelt-Ward Minotaur" does not speak of ward, though
+    ``\bward\b`` alone would match it.
     """
 
     def __init__(self, patterns: Iterable[tuple[int, str | None]]) -> None:
@@ -47,7 +52,12 @@ class MechanicMatcher:
                 self._by_first_word.setdefault(first_word.group(0), []).append(compiled)
 
     def matches(self, text: str) -> set[int]:
-        words = set(_WORD.findall(text.lower()))
+        words = set()
+        for word in _WORD.findall(text.lower()):
+            # "outlaw's", "outlaws'" and 'spree' in straight quotes must reach the patterns
+            # indexed under "outlaw" and "spree", as the regular expressions would match them.
+            bare = word.strip("'-")
+            words.update((word, bare, bare.removesuffix("'s")))
         # "outlaws" must reach the pattern indexed under "outlaw".
         words |= {word[:-1] for word in words if word.endswith("s")}
         candidates = [c for word in words for c in self._by_first_word.get(word, ())]

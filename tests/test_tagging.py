@@ -1,4 +1,5 @@
-"""Mechanic patterns tag texts the same way whether or not the fast path indexes them."""
+"""Mechanic patterns tag texts as their regular expressions match whole words, whether or not
+the fast path indexes them."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ PATTERNS = [
         ("If it has {X} in its mana cost, X is 0.", {5}),
         ("Sprees and outlawed things are neither.", set()),
         ("Spree and double strike and outlaw.", {1, 2, 3}),
+        ("Spree's additional costs are paid.", {1}),
+        ("An outlaw's power and the outlaws' guns.", {2}),
+        ("A 'spree' spell, a -jump-start- card.", {1, 4}),
+        ("Outlaw-Spree Minotaur's ability.", set()),  # a card's name, not the mechanics
     ],
 )
 def test_patterns_match_like_their_regular_expressions(text: str, expected: set[int]) -> None:
