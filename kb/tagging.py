@@ -52,7 +52,7 @@ class MechanicMatcher:
                 self._by_first_word.setdefault(first_word.group(0), []).append(compiled)
 
     def matches(self, text: str) -> set[int]:
-        words = set()
+        words: set[str] = set()
         for word in _WORD.findall(text.lower()):
             # "outlaw's", "outlaws'" and 'spree' in straight quotes must reach the patterns
             # indexed under "outlaw" and "spree", as the regular expressions would match them.
