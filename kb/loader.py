@@ -47,6 +47,7 @@ card_mechanics = db.Base.metadata.tables["card_mechanics"]
 card_faces = db.Base.metadata.tables["card_faces"]
 ruling_mechanics = db.Base.metadata.tables["ruling_mechanics"]
 sources = db.Base.metadata.tables["sources"]
+revisions = db.Base.metadata.tables["revisions"]
 
 T = TypeVar("T")
 
@@ -144,9 +145,10 @@ class Summary:
             f"cards: {c['cards new']} new, {c['cards updated']} updated, "
             f"{c['cards unchanged']} unchanged",
             f"names: {c['names new']} new, {c['names changed']} changed, "
-            f"{c['names unchanged']} unchanged",
+            f"{c['names unchanged']} unchanged" + _as_edited(c["names as edited"]),
             f"rulings: {c['rulings new']} new, {c['rulings reused']} reused, "
-            f"{c['rulings improved']} improved (damaged copies mended)",
+            f"{c['rulings improved']} improved (damaged copies mended)"
+            + _as_edited(c["rulings as edited"]),
             f"links: {c['links new']} new, {c['links dated']} dated, "
             f"{c['links unchanged']} unchanged",
             f"mechanics: {c['mechanics new']} new, {c['mechanics updated']} updated",
@@ -166,6 +168,11 @@ class Summary:
         if not self.changed:
             lines.append("nothing changed: the store already held all of it")
         return lines
+
+
+def _as_edited(count: int) -> str:
+    """The summary's note of rows a source still says otherwise, kept as editors corrected."""
+    return f", {count} kept as an editor corrected them" if count else ""
 
 
 @dataclass
@@ -191,6 +198,7 @@ class Loader:
         }
         self._touched_rulings: set[int] = set()
         self._texts_written: set[int] = set()
+        self._edits: dict[str, dict[Any, Any]] | None = None
         self._cards_loaded: set[int] = set()
         self._retag_everything = False
 
@@ -474,20 +482,27 @@ class Loader:
     ) -> None:
         """Insert (owner id, locale) → name rows, and change differing ones if ``replace``."""
         owner_column = table.c[owner]
+        with_source = "source_id" in table.c
+        columns = [owner_column, table.c.locale, table.c.name]
         existing: dict[tuple[int, str], str] = {}
+        by_editor: set[tuple[int, str]] = set()  # names an editor wrote (no source file)
         for chunk in chunks({owner_id for owner_id, _ in wanted}):
-            query = select(owner_column, table.c.locale, table.c.name).where(
+            query = select(*columns, *([table.c.source_id] if with_source else [])).where(
                 owner_column.in_(chunk)
             )
-            existing.update(
-                {(row[0], row[1]): row[2] for row in self.connection.execute(query).all()}
-            )
-        with_source = "source_id" in table.c
+            for found in self.connection.execute(query):
+                existing[found[0], found[1]] = found[2]
+                if with_source and found[3] is None:
+                    by_editor.add((found[0], found[1]))
+        replaced = self._replaced_by_editors()[table.name] if by_editor else {}
         new_rows = []
         for (owner_id, locale), name in wanted.items():
             old = existing.get((owner_id, locale))
             if old is None:
                 new_rows.append({owner: owner_id, "locale": locale, "name": name})
+            elif (owner_id, locale) in by_editor and replaced.get((owner_id, locale)) == name:
+                # The source still says what an editor corrected: the correction stands.
+                self.summary.counts[f"{counter} as edited"] += 1
             elif old != name and replace:
                 self.connection.execute(
                     update(table)
@@ -536,6 +551,12 @@ class Loader:
             for row in self.connection.execute(query)
             if ref.locale is None or row.locale == ref.locale
         }
+        if not matches:  # a name an editor corrected still names its card
+            matches = {
+                card_id
+                for (card_id, locale), name in self._replaced_by_editors()["card_names"].items()
+                if name == ref.localized_name and (ref.locale is None or locale == ref.locale)
+            }
         if named is not None:
             if ref.locale is not None and named["id"] not in matches:
                 self._upsert_names(
@@ -580,6 +601,28 @@ class Loader:
 
     # Rulings
 
+    def _replaced_by_editors(self) -> dict[str, dict[Any, Any]]:
+        """What community editors replaced (``kb edit``, the revisions), read once per import:
+        a source that still says it means the corrected row, not a new one. ``rulings``: each
+        replaced text's key → its ruling; ``card_names``: (card, locale) → the name replaced
+        last."""
+        if self._edits is None:
+            self._edits = {"rulings": {}, "card_names": {}}
+            query = (
+                select(revisions.c.table_name, revisions.c.row_key, revisions.c.old_value)
+                .where(
+                    revisions.c.table_name.in_(("rulings", "card_names")),
+                    revisions.c.old_value.is_not(None),
+                )
+                .order_by(revisions.c.id)
+            )
+            for table, key, old in self.connection.execute(query):
+                if table == "rulings" and old.get("text"):
+                    self._edits["rulings"][text_key(old["text"])] = key["id"]
+                elif table == "card_names" and old.get("name"):
+                    self._edits["card_names"][key["card_id"], key["locale"]] = old["name"]
+        return self._edits
+
     def _load_rulings(self, records: Sequence[RulingRecord]) -> None:
         if not records:
             return
@@ -614,6 +657,12 @@ class Loader:
                 if origin and row.origin is None:
                     self._set_ruling(row.id, origin=origin)
         self.summary.counts["rulings reused"] += len(known)
+        if len(known) < len(texts):
+            replaced = self._replaced_by_editors()["rulings"]
+            for key in texts.keys() - known.keys():
+                if key in replaced:
+                    known[key] = replaced[key]
+                    self.summary.counts["rulings as edited"] += 1
         missing = {
             key: (record, ruling_keys(record.text))
             for key, record in texts.items()

@@ -7,6 +7,7 @@ import re
 import threading
 
 import pytest
+from realdata import DATA
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from test_import_seed import assert_keys_and_pairs_follow_texts
@@ -113,6 +114,36 @@ def test_names_tags_translations_history_and_revert(demo_url: str) -> None:  # n
         state.stdout
         == "ko,it,card_tags,ruling_2_tags,translations,reverts\n0,Tre Passi Avanti,3,1,0,6\n"
     )
+
+
+def test_an_import_that_still_says_what_an_editor_corrected_keeps_the_correction(
+    demo_url: str,  # noqa: F811
+) -> None:
+    corrected_name = "Drei Schritte voraus (korrigiert)"
+    corrected_text = "You can’t choose the same mode more than once, in any case."
+    for step in (
+        ["edit", "card-name", "Three Steps Ahead", "de", corrected_name],
+        ["edit", "ruling-text", str(SAME_MODE), corrected_text],
+    ):
+        assert run_kb(demo_url, *step, "--editor", "ann").exit_code == 0
+    before = run_kb(demo_url, "sql", "--csv", STATE).stdout
+    # The catalog and the seed pages still say "Drei Schritte voraus" and the old text; the
+    # German page names its card by that name.
+    again = run_kb(demo_url, "import", str(DATA))
+    assert again.exit_code == 0, again.output
+    lines = again.stdout.splitlines()
+    assert lines[1].endswith("13 unchanged, 1 kept as an editor corrected them")
+    assert lines[2].endswith("(damaged copies mended), 2 kept as an editor corrected them")
+    assert run_kb(demo_url, "sql", "--csv", STATE).stdout == before
+    assert corrected_name in before and corrected_text in before
+
+
+STATE = (
+    "SELECT (SELECT name FROM card_names WHERE card_id = 1 AND locale = 'de') AS name, "
+    f"(SELECT text FROM rulings WHERE id = {SAME_MODE}) AS text, "
+    "(SELECT count(*) FROM rulings) AS rulings, (SELECT count(*) FROM card_rulings) AS links"
+)
+"""What an import may have undone: the corrected name and text, and no ruling added."""
 
 
 def test_a_stale_edit_is_a_conflict_and_nothing_is_lost(demo_url: str) -> None:  # noqa: F811
