@@ -48,6 +48,8 @@ card_faces = db.Base.metadata.tables["card_faces"]
 ruling_mechanics = db.Base.metadata.tables["ruling_mechanics"]
 sources = db.Base.metadata.tables["sources"]
 revisions = db.Base.metadata.tables["revisions"]
+_EDITED_TABLES = ("rulings", "card_names", "card_mechanics", "ruling_mechanics")
+"""The tables whose editors' changes an import keeps (see Loader._replaced_by_editors)."""
 
 T = TypeVar("T")
 
@@ -602,25 +604,32 @@ class Loader:
     # Rulings
 
     def _replaced_by_editors(self) -> dict[str, dict[Any, Any]]:
-        """What community editors replaced (``kb edit``, the revisions), read once per import:
-        a source that still says it means the corrected row, not a new one. ``rulings``: each
+        """What community editors replaced or removed (``kb edit``, the revisions), read once
+        per import: a source that still says it means the row as corrected. ``rulings``: each
         replaced text's key → its ruling; ``card_names``: (card, locale) → the name replaced
-        last."""
+        last; ``card_mechanics`` and ``ruling_mechanics``: (owner, mechanic) → whether the
+        tag's last edit removed it."""
         if self._edits is None:
-            self._edits = {"rulings": {}, "card_names": {}}
+            edits: dict[str, dict[Any, Any]] = {table: {} for table in _EDITED_TABLES}
             query = (
-                select(revisions.c.table_name, revisions.c.row_key, revisions.c.old_value)
-                .where(
-                    revisions.c.table_name.in_(("rulings", "card_names")),
-                    revisions.c.old_value.is_not(None),
+                select(
+                    revisions.c.table_name,
+                    revisions.c.row_key,
+                    revisions.c.old_value,
+                    revisions.c.new_value,
                 )
+                .where(revisions.c.table_name.in_(_EDITED_TABLES))
                 .order_by(revisions.c.id)
             )
-            for table, key, old in self.connection.execute(query):
-                if table == "rulings" and old.get("text"):
-                    self._edits["rulings"][text_key(old["text"])] = key["id"]
-                elif table == "card_names" and old.get("name"):
-                    self._edits["card_names"][key["card_id"], key["locale"]] = old["name"]
+            for table, key, old, new in self.connection.execute(query):
+                if table == "rulings" and old and old.get("text"):
+                    edits[table][text_key(old["text"])] = key["id"]
+                elif table == "card_names" and old and old.get("name"):
+                    edits[table][key["card_id"], key["locale"]] = old["name"]
+                elif table in ("card_mechanics", "ruling_mechanics"):
+                    owner = key["card_id"] if table == "card_mechanics" else key["ruling_id"]
+                    edits[table][owner, key["mechanic_id"]] = new is None
+            self._edits = edits
         return self._edits
 
     def _load_rulings(self, records: Sequence[RulingRecord]) -> None:
@@ -795,17 +804,20 @@ class Loader:
     def _add_links(
         self, table: Table, owner: str, wanted: dict[int, set[int]], counter: str
     ) -> None:
-        """Add (owner, mechanic) tags that are missing; tags are never removed by an import."""
+        """Add (owner, mechanic) tags that are missing; tags are never removed by an import, and
+        one an editor removed is not added back."""
         owner_column = table.c[owner]
         existing: set[tuple[int, int]] = set()
         for chunk in chunks(wanted):
             query = select(owner_column, table.c.mechanic_id).where(owner_column.in_(chunk))
             existing.update((row[0], row[1]) for row in self.connection.execute(query).all())
+        untagged = self._replaced_by_editors()[table.name]
         new_rows = [
             {owner: owner_id, "mechanic_id": mechanic_id}
             for owner_id, mechanic_ids in wanted.items()
             for mechanic_id in sorted(mechanic_ids)
             if (owner_id, mechanic_id) not in existing
+            and not untagged.get((owner_id, mechanic_id), False)
         ]
         if new_rows:
             self.connection.execute(insert(table), new_rows)

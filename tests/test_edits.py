@@ -124,6 +124,8 @@ def test_an_import_that_still_says_what_an_editor_corrected_keeps_the_correction
     for step in (
         ["edit", "card-name", "Three Steps Ahead", "de", corrected_name],
         ["edit", "ruling-text", str(SAME_MODE), corrected_text],
+        ["edit", "untag", "spree", "--card", "Three Steps Ahead"],  # the catalog tags it
+        ["edit", "card-name", "Three Steps Ahead", "ko", "세 발짝 앞서"],  # a name added
     ):
         assert run_kb(demo_url, *step, "--editor", "ann").exit_code == 0
     before = run_kb(demo_url, "sql", "--csv", STATE).stdout
@@ -135,15 +137,17 @@ def test_an_import_that_still_says_what_an_editor_corrected_keeps_the_correction
     assert lines[1].endswith("13 unchanged, 1 kept as an editor corrected them")
     assert lines[2].endswith("(damaged copies mended), 2 kept as an editor corrected them")
     assert run_kb(demo_url, "sql", "--csv", STATE).stdout == before
-    assert corrected_name in before and corrected_text in before
+    assert corrected_name in before and corrected_text in before and before.endswith(",0\n")
 
 
 STATE = (
     "SELECT (SELECT name FROM card_names WHERE card_id = 1 AND locale = 'de') AS name, "
     f"(SELECT text FROM rulings WHERE id = {SAME_MODE}) AS text, "
-    "(SELECT count(*) FROM rulings) AS rulings, (SELECT count(*) FROM card_rulings) AS links"
+    "(SELECT count(*) FROM rulings) AS rulings, (SELECT count(*) FROM card_rulings) AS links, "
+    "(SELECT count(*) FROM card_mechanics WHERE card_id = 1) AS card_tags"
 )
-"""What an import may have undone: the corrected name and text, and no ruling added."""
+"""What an import may have undone: the corrected name and text, no ruling added, the tag
+removed."""
 
 
 def test_a_stale_edit_is_a_conflict_and_nothing_is_lost(demo_url: str) -> None:  # noqa: F811
