@@ -168,28 +168,27 @@ def end_bulk_load(connection: Connection, changed: bool) -> None:
 def position(connection: Connection) -> str:
     """The log's position now, as ``engine:store:value``; read it before the data a build
     renders. ``store`` tells this store from a copy of it, whose log may reach the same value
-    with other writes (see _store)."""
+    with other writes."""
     if connection.dialect.name == "postgresql":
         store, snapshot = connection.execute(
             text(f"SELECT {_POSTGRESQL_STORE}, pg_current_snapshot()::text")
         ).one()
         return f"postgresql:{store}:{snapshot}"
     last = connection.execute(text("SELECT max(id) FROM site_changes")).scalar()
-    return f"sqlite:{_store(connection)}:{last or 0}"
+    return f"sqlite:{_sqlite_store(connection)}:{last or 0}"
 
 
 _POSTGRESQL_STORE = (
     "(SELECT system_identifier FROM pg_control_system()) || '.' || "
     "(SELECT oid FROM pg_database WHERE datname = current_database())"
 )
+"""Which store this is on PostgreSQL: the cluster's system identifier and the database's oid
+(a copy, or a restored dump, is a new database)."""
 
 
-def _store(connection: Connection) -> str:
-    """Which store this is: on PostgreSQL the cluster's system identifier and the database's
-    oid (a copy, or a restored dump, is a new database); on SQLite the file's device and inode
-    (a copy is a new file), "memory" for a database in memory."""
-    if connection.dialect.name == "postgresql":
-        return str(connection.execute(text(f"SELECT {_POSTGRESQL_STORE}")).scalar_one())
+def _sqlite_store(connection: Connection) -> str:
+    """Which store this is on SQLite: the file's device and inode (a copy is a new file),
+    "memory" for a database in memory."""
     file = connection.execute(text("PRAGMA database_list")).first()
     if file is None or not file.file:
         return "memory"
@@ -197,13 +196,21 @@ def _store(connection: Connection) -> str:
     return f"{identity.st_dev}.{identity.st_ino}"
 
 
-def changed_cards(connection: Connection, since: str) -> set[int] | None:
-    """The cards whose pages may have changed since ``since``; None when any may have (an
-    import, a mechanic renamed) or when ``since`` is not a position of this store's log: of
-    another engine or store, or past the log's end (an older copy of the store put back)."""
-    engine, _, rest = since.partition(":")
+def _parts(position: str) -> tuple[str, str, str]:
+    """A position's engine, store and value (a PostgreSQL snapshot has colons of its own)."""
+    engine, _, rest = position.partition(":")
     store, _, value = rest.partition(":")
-    if engine != connection.dialect.name or store != _store(connection):
+    return engine, store, value
+
+
+def changed_cards(connection: Connection, since: str, now: str) -> set[int] | None:
+    """The cards whose pages may have changed between the positions ``since`` and ``now``
+    (this store's, read just before); None when any may have (an import, a mechanic renamed)
+    or when ``since`` is not a position of this store's log: of another engine or store, or
+    past the log's end (an older copy of the store put back)."""
+    engine, store, value = _parts(since)
+    now_engine, now_store, now_value = _parts(now)
+    if (engine, store) != (now_engine, now_store):
         return None
     if engine == "postgresql":
         rows = connection.execute(
@@ -216,8 +223,7 @@ def changed_cards(connection: Connection, since: str) -> set[int] | None:
             {"since": value},
         )
     else:
-        last = connection.execute(text("SELECT max(id) FROM site_changes")).scalar() or 0
-        if int(value) > last:
+        if int(value) > int(now_value):
             return None
         rows = connection.execute(
             text("SELECT DISTINCT card_id FROM site_changes WHERE id > :since"),

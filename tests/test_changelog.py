@@ -95,11 +95,13 @@ def test_every_write_logs_the_cards_it_may_change(demo_store: Engine) -> None:
         ).scalar_one()
     edits.set_card_name(demo_store, "editor", "Three Steps Ahead", "fr", "Un nom")
     with demo_store.connect() as connection:
-        assert changelog.changed_cards(connection, since) == {card_id}
+        assert changelog.changed_cards(connection, since, changelog.position(connection)) == {
+            card_id
+        }
     with demo_store.begin() as connection:  # a mechanic's names are on every card page
         connection.execute(update(db.MechanicName).values(name=db.MechanicName.name + "!"))
     with demo_store.connect() as connection:
-        assert changelog.changed_cards(connection, since) is None
+        assert changelog.changed_cards(connection, since, changelog.position(connection)) is None
 
 
 def test_incremental_build_reads_only_the_changed_cards(demo_store: Engine, tmp_path: Path) -> None:
@@ -208,4 +210,4 @@ def test_truncating_a_table_logs_any_card(postgres_engine: Engine) -> None:
     with postgres_engine.begin() as connection:
         connection.execute(text("TRUNCATE ruling_translations"))
     with postgres_engine.connect() as connection:
-        assert changelog.changed_cards(connection, since) is None
+        assert changelog.changed_cards(connection, since, changelog.position(connection)) is None

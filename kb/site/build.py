@@ -848,7 +848,7 @@ def _build(
     with _reading(engine) as connection:
         position = changelog.position(connection)  # before the data: later writes come after it
         # The cards changed since (None: any card may have, or the previous build is unknown).
-        changed = changelog.changed_cards(connection, since) if since else None
+        changed = changelog.changed_cards(connection, since, position) if since else None
         updated = kept.updated_index(connection, changed) if kept is not None else None
         index = updated or load_index(connection)
     mechanics = fingerprints.of(

@@ -93,7 +93,7 @@ class _Changes:
         with self.engine.connect() as connection:
             now = changelog.position(connection)
             since = self.kept.manifest.position if self.kept.manifest is not None else ""
-            changed = now != self._seen and changelog.changed_cards(connection, since) != set()
+            changed = now != self._seen and changelog.changed_cards(connection, since, now) != set()
         # Noted only once the log was read: a look that fails leaves the next one to read it
         # again (and fail alike, or tell that the store is back), not to find nothing new.
         self._stamp, self._read_at, self._seen = stamp, read_at, now
