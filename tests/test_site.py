@@ -30,7 +30,7 @@ from kb.locales import BY_CODE
 from kb.site import OutputFolderError, collation, render
 from kb.site import build as site_build
 from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, build
-from kb.site.collation import encode_weights, initial, sort_key
+from kb.site.collation import collated, encode_weights, initial, sort_key
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND
 from kb.site.serve import preview_server
@@ -219,6 +219,21 @@ def test_collation_follows_the_unicode_collation_algorithm() -> None:
     assert [initial(name) for name in ["Éclair", "ärger", "한국", "三歩先", "42"]] == [
         "E", "A", "ㅎ", "三", "#",
     ]  # fmt: skip
+
+
+def test_collated_orders_as_the_whole_sort_key() -> None:
+    """collated compares the first level first: names tied there (case, accents, the same
+    name twice) still come in the order of their whole keys, equal keys in their given order."""
+    names = [
+        "eclair", "Éclair", "Eclair", "éclair", "Ezra", "l·l", "ll", "L·L", "Ĺubo", "Lubo",
+        "a\u0301b", "áb", "ab", "カード", "かーど", "三歩先", "한국어", "Zebra", "zebra", "",
+    ]  # fmt: skip
+    entries = [(name, number) for number, name in enumerate(names + names[::-1])]
+    by_whole_key = sorted(entries, key=lambda entry: sort_key(entry[0]))
+    assert collated(entries, lambda entry: entry[0]) == by_whole_key
+    assert collated(reversed(entries), lambda entry: entry[0]) == sorted(
+        reversed(entries), key=lambda entry: sort_key(entry[0])
+    )
 
 
 def test_collation_table_read_lazily_is_pyucas_own() -> None:

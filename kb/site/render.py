@@ -4,6 +4,7 @@ CLDR dates and collation, mana symbols. Pure: data in, page text out."""
 from __future__ import annotations
 
 import datetime as dt
+import keyword
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from markupsafe import Markup, escape
 
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
-from kb.site.collation import initial, sort_key
+from kb.site.collation import collated, initial
 from kb.site.data import CardEntry, CardView, MechanicView, RulingView, SiteIndex
 from kb.site.i18n import translations
 from kb.site.paths import relative_href
@@ -220,22 +221,42 @@ def _slot(name: str) -> Markup:
 
 
 class _Slots:
-    """Rendered text with slots, filled by joining its parts (str.format would parse the whole
-    text again on every call: a card page's frame took 10 µs, joined it takes 3)."""
+    """Rendered text with slots, filled by a function made for it that joins the text's
+    constant parts and the values in one call: ~130,000 fills run in a small site's build,
+    and a loop over the parts took 3.6 µs a card page's frame (str.format, which parses the
+    whole text again on every call, 10 µs)."""
 
-    __slots__ = ("_first", "_rest")
+    __slots__ = ("fill",)
 
     def __init__(self, rendered: str) -> None:
         parts = _SLOT.split(rendered)
-        self._first = parts[0]
-        self._rest = list(zip(parts[1::2], parts[2::2], strict=True))
-        """(slot name, the text after it) pairs."""
+        self.fill: Callable[..., str] = _joiner(parts[0::2], parts[1::2])
+        """Keyword arguments: a value for each slot name; values for slots the text lacks
+        are ignored."""
 
-    def fill(self, **values: str) -> str:
-        pieces = [self._first]
-        for name, text in self._rest:
-            pieces += (values[name], text)
-        return "".join(pieces)
+
+def _joiner(constants: list[str], slots: list[str]) -> Callable[..., str]:
+    """``"".join((constants[0], slots[0], constants[1], ...))`` as a function of the slots'
+    values, compiled once (as dataclasses compiles its __init__): every piece is a local or
+    closure variable."""
+    parameters = sorted(set(slots))
+    assert all(name.isidentifier() and not keyword.iskeyword(name) for name in parameters)
+    pieces = []
+    for number, constant in enumerate(constants):
+        if constant:
+            pieces.append(f"_{number}")
+        if number < len(slots):
+            pieces.append(slots[number])
+    source = (
+        f"def make({', '.join(f'_{number}' for number in range(len(constants)))}):\n"
+        f" def fill(*, {''.join(f'{name}, ' for name in parameters)}**_ignored):\n"
+        f"  return ''.join(({''.join(f'{piece}, ' for piece in pieces)}))\n"
+        " return fill\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)  # the names are identifiers (checked above), the text is data
+    fill: Callable[..., str] = namespace["make"](*constants)
+    return fill
 
 
 @dataclass(frozen=True)
@@ -446,7 +467,7 @@ def _rulings_module(locale: Locale) -> Any:
 
 
 def by_local_name(named: Iterable[N], locale: Locale) -> list[N]:
-    return sorted(named, key=lambda item: sort_key(local_name(item, locale)))
+    return collated(named, lambda item: local_name(item, locale))
 
 
 def home_page(site: SiteIndex, locale: Locale) -> Page:
