@@ -488,16 +488,18 @@ class _Job:
         """Write a rendered page into the staging folder unless the previous site holds its
         bytes; (hash, written). Paths are made of slugs ([a-z0-9-]) and fixed folder names, so
         they stay inside."""
-        data = page.text.encode("utf-8") if len(page.text) <= ENCODED_AT_ONCE else None
-        content = digest(data) if data is not None else _digest_in_slices(page.text)
+        data = page.text
+        if isinstance(data, str) and len(data) <= ENCODED_AT_ONCE:
+            data = data.encode("utf-8")
+        content = digest(data) if isinstance(data, bytes) else _digest_in_slices(data)
         if self.previous is not None and old_hash == content and self.previous.present(page.path):
             return content, False
         target = f"{self.staging}/{page.path}"  # a string: pathlib's joins cost more than a write
         try:
-            _write(target, page.text, data)
+            _write(target, data)
         except FileNotFoundError:
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            _write(target, page.text, data)
+            _write(target, data)
         return content, True
 
 
@@ -519,12 +521,12 @@ def _digest_in_slices(text: str) -> str:
     return hasher.hexdigest()[:HASH_LENGTH]
 
 
-def _write(path: str, text: str, data: bytes | None) -> None:
-    """Write the text; ``data``: its bytes, if at hand."""
+def _write(path: str, data: bytes | str) -> None:
+    """Write the page: its bytes, or its text a slice at a time."""
     # Three system calls for a page: creating files is most of a full build's time on some disks.
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        for piece in (data,) if data is not None else _encoded_in_slices(text):
+        for piece in (data,) if isinstance(data, bytes) else _encoded_in_slices(data):
             os.write(descriptor, piece)
     finally:
         os.close(descriptor)
