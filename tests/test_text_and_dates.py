@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from babel.dates import format_date
+from babel import Locale as BabelLocale
+from babel.dates import format_date, get_date_format, parse_pattern
 
 from kb.importers.seed_pages import parse_page
 from kb.locales import BY_CODE, LOCALE_CODES, canonical_locale
+from kb.site.render import CldrDates, medium_date
 from kb.text import better_text, normalize, ruling_keys, text_key
 
 
@@ -54,3 +56,23 @@ def test_dated_pages_parse_in_every_locale_format(locale: str, width: str) -> No
 )
 def test_source_spellings_map_onto_canonical_locales(spelling: str, code: str | None) -> None:
     assert canonical_locale(spelling) == code
+
+
+@pytest.mark.parametrize("locale", LOCALE_CODES)
+def test_site_dates_are_babels_in_every_locale(locale: str) -> None:
+    """The site writes dates a field at a time (render.CldrDates): the same text as Babel's
+    for every day of 2000 to 2030, in the medium format and in patterns with other fields (the
+    weekday: Babel's own path) and a literal percent sign."""
+    babel_locale = BabelLocale.parse(BY_CODE[locale].babel)
+    patterns = [
+        get_date_format("medium", locale=babel_locale),
+        get_date_format("full", locale=babel_locale),
+        parse_pattern("d '%' MMMM yy"),
+    ]
+    days = [dt.date(2000, 1, 1) + dt.timedelta(days=offset) for offset in range(0, 11_323, 3)]
+    for pattern in patterns:
+        dates = CldrDates(babel_locale, pattern)
+        assert [dates(day) for day in days] == [pattern.apply(day, babel_locale) for day in days]
+    assert medium_date(BY_CODE[locale])(dt.date(2024, 4, 12)) == format_date(
+        dt.date(2024, 4, 12), "medium", locale=babel_locale
+    )
