@@ -40,6 +40,7 @@ from kb.site import DEFAULT_BASE_URL, OutputFolderError, render
 from kb.site.data import (
     CardEntry,
     CardView,
+    LocalizedCard,
     MechanicView,
     RulingView,
     SiteIndex,
@@ -646,7 +647,7 @@ class LocalizedCards:
         self.index = index
         self.locales = locales
         self._every: CardList | None = None
-        self._some: tuple[Sequence[int], dict[str, list[CardEntry]]] | None = None
+        self._some: tuple[Sequence[int], dict[str, list[LocalizedCard]]] | None = None
 
     def every(self, locale: Locale) -> CardList:
         """Every card."""
@@ -673,7 +674,7 @@ class LocalizedCards:
             self._some = ids, self._read(cards, [built.code for built in self.locales])
         return CardList(self._some[1][locale.code], locale)
 
-    def _read(self, cards: Sequence[CardEntry], codes: list[str]) -> dict[str, list[CardEntry]]:
+    def _read(self, cards: Sequence[CardEntry], codes: list[str]) -> dict[str, list[LocalizedCard]]:
         with _reading(self.engine) as connection:
             return localized_cards(connection, cards, codes)
 

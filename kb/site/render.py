@@ -29,7 +29,14 @@ from markupsafe import Markup, escape
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
 from kb.site.collation import collated, initial
-from kb.site.data import CardEntry, CardView, MechanicView, RulingView, SiteIndex
+from kb.site.data import (
+    CardEntry,
+    CardView,
+    LocalizedCard,
+    MechanicView,
+    RulingView,
+    SiteIndex,
+)
 from kb.site.i18n import translations
 from kb.site.paths import relative_href
 
@@ -44,7 +51,7 @@ _MANA_SYMBOL = re.compile(r"\{([^{}]+)\}")
 _COLOURS = frozenset("WUBRGC")
 
 
-N = TypeVar("N", CardEntry, MechanicView)
+N = TypeVar("N", LocalizedCard, MechanicView)
 
 
 class Urls:
@@ -59,7 +66,7 @@ class Urls:
         return f"{locale.folder}/cards/index.html"
 
     @staticmethod
-    def card(locale: Locale, card: CardEntry) -> str:
+    def card(locale: Locale, card: CardEntry | LocalizedCard) -> str:
         return f"{locale.folder}/cards/{card.slug}.html"
 
     @staticmethod
@@ -150,7 +157,7 @@ def native_name(locale: Locale) -> str:
     return str(BabelLocale.parse(locale.babel).display_name)
 
 
-def local_name(named: CardEntry | MechanicView, locale: Locale) -> str:
+def local_name(named: CardEntry | LocalizedCard | MechanicView, locale: Locale) -> str:
     return named.name_in(locale.code) or named.name
 
 
@@ -565,7 +572,7 @@ class CardList:
     """Cards with their names in one locale, for the pages that list them: sorted once, each
     list item rendered once (a card is listed on the A–Z page and on every mechanic it has)."""
 
-    def __init__(self, cards: Iterable[CardEntry], locale: Locale) -> None:
+    def __init__(self, cards: Iterable[LocalizedCard], locale: Locale) -> None:
         self.locale = locale
         self.cards = by_local_name(cards, locale)
         self._rank = {card.id: rank for rank, card in enumerate(self.cards)}
@@ -577,17 +584,16 @@ class CardList:
         ranks = sorted(self._rank[card_id] for card_id in ids)
         return Markup("".join([self.item(self.cards[rank]) for rank in ranks]))
 
-    def item(self, card: CardEntry) -> str:
+    def item(self, card: LocalizedCard) -> str:
         """The card as the ``card_item`` macro renders it on a page two folders deep."""
         found = self._items.get(card.id)
         if found is None:
             local = card.name_in(self.locale.code)
             shape = self._shapes.get(local is None)
             if shape is None:
-                stand_in = CardEntry(
-                    _slot("name"), {} if local is None else {self.locale.code: _slot("name")},
-                    0, _slot("slug"),
-                )  # fmt: skip
+                stand_in = LocalizedCard(
+                    _slot("name"), None if local is None else _slot("name"), 0, _slot("slug")
+                )
                 shape = self._shapes[local is None] = _Slots(
                     _rulings_module(self.locale).card_item(stand_in)
                 )
