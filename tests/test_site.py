@@ -442,6 +442,20 @@ def test_parallel_build_splits_cards_across_workers(
     assert parallel.pages == serial.pages == 11 * (7 + 4) + 5
 
 
+def test_shares_shrink_towards_the_end_so_workers_finish_together() -> None:
+    for count in (0, 1, 90, 500, 501, 3_000, 30_000):
+        bounds = list(site_build._share_bounds(count, 2))
+        ends = [end for _start, end in bounds]
+        assert bounds == list(zip([0, *ends], ends, strict=False))  # one after the other
+        assert ends[-1:] == ([count] if count else [])
+        assert all(0 < end - start <= site_build.CARDS_PER_TASK for start, end in bounds)
+    assert [len(list(site_build._share_bounds(count, 2))) for count in (0, 90, 500)] == [0, 1, 1]
+    sizes = [end - start for start, end in site_build._share_bounds(30_000, 2)]
+    assert sizes[:50] == [500] * 50  # a large build reads full shares by ranges of ids
+    assert sizes[-4:] == [100, 100, 100, 57]  # and ends with small ones
+    assert sizes == sorted(sizes, reverse=True)
+
+
 def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     engine = make_engine(sqlite_url)
     run_import(engine, [DATA])

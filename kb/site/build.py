@@ -869,9 +869,7 @@ def _build(
         looked_at = _split_unchanged(index, previous, changed, built, names, known)
     # Shares of cards adjacent by id: a full build's are read with a range of ids.
     by_id = sorted(looked_at, key=lambda position: index.cards[position].id)
-    shares = [
-        by_id[start : start + CARDS_PER_TASK] for start in range(0, len(by_id), CARDS_PER_TASK)
-    ]
+    shares = [by_id[start:end] for start, end in _share_bounds(len(by_id), options.jobs)]
     loaded(len(by_id) * len(built))
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -949,6 +947,22 @@ class _Built:
     """Whether that manifest is the manifest file's."""
     names: list[str] | None
     """After a build of every locale, the cards' names digests, by position in the index."""
+
+
+def _share_bounds(count: int, jobs: int) -> Iterator[tuple[int, int]]:
+    """The shares of ``count`` cards for ``jobs`` workers, as (start, end): CARDS_PER_TASK
+    cards, then smaller towards the end, each about half of what is left per worker (a fifth
+    of CARDS_PER_TASK at least), so that the workers finish together rather than one waiting
+    for the other's last large share (a small site's last share took 0.2 s, one core idle).
+    CARDS_PER_TASK cards or fewer are one share, which the main process renders itself."""
+    smallest = max(1, CARDS_PER_TASK // 5)
+    start = 0
+    while start < count:
+        left = count - start
+        size = left if count <= CARDS_PER_TASK else min(CARDS_PER_TASK, left // (2 * jobs))
+        end = min(count, start + max(smallest, size))
+        yield start, end
+        start = end
 
 
 def _split_unchanged(
