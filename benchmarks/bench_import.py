@@ -54,7 +54,7 @@ def _child(mode: str, database: Path, paths: list[Path]) -> dict[str, Any]:
     from sqlalchemy.pool import NullPool
 
     from kb import migrate
-    from kb.db import make_engine
+    from kb.engine import make_engine
 
     engine = make_engine(f"sqlite:///{database}", poolclass=NullPool)
     if mode == "migrate":

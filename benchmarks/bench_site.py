@@ -151,7 +151,7 @@ def kb_build(db: Path, out: Path, jobs: int, full: bool) -> tuple[float, dict[st
 
 def every_card(db: Path) -> list[Any]:
     """Every card of the store whole, as kb's card pages show it."""
-    from kb.db import make_engine
+    from kb.engine import make_engine
     from kb.site.data import load_cards, load_index
 
     with make_engine(f"sqlite:///{db}").connect() as connection:

@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection, Engine, Row
 
 from benchmarks import mtgsqlive
 from kb import migrate
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import canonical_locale
 from kb.sql import saved_queries

@@ -20,8 +20,8 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from kb import db, migrate
-from kb.db import DEFAULT_DATABASE_URL, make_engine, sqlite_file
+from kb import migrate
+from kb.engine import DEFAULT_DATABASE_URL, make_engine, sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
@@ -249,6 +249,8 @@ def import_command(
 @pass_app
 def sources_command(app: App) -> None:
     """List the imported files: when, which format, their checksum, and what each added."""
+    from kb import db  # the models load SQLAlchemy's ORM, which kb build does without
+
     with clear_errors(), app.engine().connect() as connection:
         rows = connection.execute(select(db.Source.__table__).order_by(db.Source.id)).all()
     for source in rows:

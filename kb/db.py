@@ -1,4 +1,4 @@
-"""The store: SQLAlchemy models and engine set-up.
+"""The store: SQLAlchemy models (engines and their settings: kb.engine).
 
 The Alembic migrations under migrations/ are the schema's source of truth; these models mirror
 them (a test asserts ``alembic check`` finds no drift). Community editors write SQL against these
@@ -8,7 +8,6 @@ table and column names, so they are part of kb's public interface.
 from __future__ import annotations
 
 import datetime as dt
-import os
 from typing import Any
 
 from sqlalchemy import (
@@ -22,15 +21,9 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
-    create_engine,
-    event,
 )
 from sqlalchemy import text as sql_text
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
-
-DEFAULT_DATABASE_URL = "sqlite:///kb.sqlite"
-SQLITE_CACHE_KIB = 64 * 1024
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -371,29 +364,3 @@ VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("ruling_id", "other_ruling_id", "reason", "ruling", "other_ruling"),
     ),
 }
-
-
-def database_url(url: str | None = None) -> str:
-    return url or os.environ.get("KB_DATABASE_URL") or DEFAULT_DATABASE_URL
-
-
-def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    # The default 2 MB page cache thrashes on the name and ruling indexes during a large import.
-    cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
-    cursor.close()
-
-
-def sqlite_file(engine: Engine) -> str | None:
-    """The SQLite store's file as the URL names it; None on another engine or in memory."""
-    path = engine.url.database if engine.dialect.name == "sqlite" else None
-    return path if path and path != ":memory:" else None
-
-
-def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
-    """An engine for ``url`` (or the default); SQLite gets foreign keys enforced."""
-    engine = create_engine(database_url(url), **kwargs)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _configure_sqlite)
-    return engine

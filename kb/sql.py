@@ -36,7 +36,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import InvalidRequestError
 from wcwidth import wcswidth
 
-from kb.db import sqlite_file
+from kb.engine import sqlite_file
 from kb.resources import resource_dir
 
 if TYPE_CHECKING:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from kb.db import Base, database_url, make_engine
+from kb.db import Base
+from kb.engine import database_url, make_engine
 
 config = context.config
 target_metadata = Base.metadata

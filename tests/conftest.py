@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine, make_url
 
 from kb import migrate
-from kb.db import make_engine
+from kb.engine import make_engine
 
 POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
 

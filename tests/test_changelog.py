@@ -11,7 +11,7 @@ from sqlalchemy import select, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, db, edits
-from kb.db import make_engine, sqlite_file
+from kb.engine import make_engine, sqlite_file
 from kb.importing import run_import
 from kb.locales import BY_CODE, LOCALES
 from kb.records import ParseError

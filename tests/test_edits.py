@@ -14,7 +14,7 @@ from test_import_seed import assert_keys_and_pairs_follow_texts
 from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits, text
-from kb.db import make_engine
+from kb.engine import make_engine
 
 SAME_MODE = 2  # "You can’t choose the same mode more than once.", on both demo cards
 SAME_MODE_TEXT = "You can’t choose the same mode more than once."

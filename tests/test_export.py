@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from kb import db, migrate
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.exporting import export
 from kb.importing import run_import
 

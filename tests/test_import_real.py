@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from kb import db, importing, migrate
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
 

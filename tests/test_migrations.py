@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
 from kb import db, migrate
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.locales import LOCALE_CODES
 from kb.text import head_key
 

@@ -11,7 +11,7 @@ from test_import_seed import assert_keys_and_pairs_follow_texts
 from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.sql import saved_queries
 
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
 from sqlalchemy import inspect
 from sqlalchemy.engine import Engine
+from sqlalchemy.sql import TableClause
 
 from kb import db, schema_doc
 from kb.cli import cli
+from kb.site import tables as site_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,3 +59,26 @@ def test_postgresql_stores_the_comments(engine: Engine) -> None:
             column["name"]: column.get("comment") for column in inspector.get_columns(table.name)
         }
         assert stored == {column.name: column.comment for column in table.columns}
+
+
+def test_the_site_builds_tables_are_the_models() -> None:
+    """kb.site.tables names what the build reads without loading the models: each of its
+    columns is a column of the model's table, of the same type."""
+    for name, light in vars(site_tables).items():
+        if not isinstance(light, TableClause):
+            continue
+        model = db.Base.metadata.tables[light.name]
+        assert name == light.name
+        for column in light.c:
+            assert type(column.type) is type(model.c[column.name].type), (light.name, column.name)
+
+
+def test_kb_build_does_without_the_orm() -> None:
+    """kb's command line and site builder load neither kb.db's models nor SQLAlchemy's ORM
+    (~0.15 to 0.2 s of every build's start)."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, kb.cli, kb.site.build; print(*sorted(sys.modules))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert "kb.site.build" in loaded
+    assert "kb.db" not in loaded and "sqlalchemy.orm" not in loaded

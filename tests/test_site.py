@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 
 from kb import db
 from kb.cli import cli
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import OutputFolderError, collation, render

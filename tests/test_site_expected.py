@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from realdata import DATA, ROOT
 
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.importing import run_import
 from kb.site.build import build
 

@@ -22,7 +22,7 @@ import html5lib
 import pytest
 from realdata import realdata
 
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE, LOCALES
 from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, BuildResult, build

@@ -20,7 +20,7 @@ from sqlalchemy import delete, insert, or_, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from kb import db
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import LOCALES
 from kb.site import data as site_data

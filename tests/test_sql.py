@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 
 from kb import db, sql
 from kb.cli import cli
-from kb.db import make_engine
+from kb.engine import make_engine
 from kb.importing import run_import
 
 DATA = Path(__file__).resolve().parents[1] / "data"

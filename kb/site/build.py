@@ -33,7 +33,7 @@ from typing import NamedTuple, TypeVar
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog
-from kb.db import SQLITE_CACHE_KIB, sqlite_file
+from kb.engine import SQLITE_CACHE_KIB, sqlite_file
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.resources import resource_dir
 from kb.site import DEFAULT_BASE_URL, OutputFolderError, render

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, select
 from sqlalchemy.engine import Connection
 
-from kb import db
+from kb.site import tables
 from kb.site.paths import unique_slugs
 
 RESERVED_SLUGS = frozenset({"index"})
@@ -132,8 +132,8 @@ def load_index(connection: Connection, cards: list[CardEntry] | None = None) -> 
     mechanics = _load_mechanics(connection)
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
     for card_id, mechanic_id in connection.execute(
-        select(db.CardMechanic.card_id, db.CardMechanic.mechanic_id).order_by(
-            db.CardMechanic.card_id
+        select(tables.card_mechanics.c.card_id, tables.card_mechanics.c.mechanic_id).order_by(
+            tables.card_mechanics.c.card_id
         )
     ):
         by_id[mechanic_id].card_ids.append(card_id)
@@ -156,7 +156,7 @@ def update_index(connection: Connection, index: SiteIndex, changed: set[int]) ->
         return None
     affected = set(
         connection.execute(
-            select(db.CardRuling.ruling_id).where(db.CardRuling.card_id.in_(ids))
+            select(tables.card_rulings.c.ruling_id).where(tables.card_rulings.c.card_id.in_(ids))
         ).scalars()
     )
     affected.update(
@@ -177,8 +177,8 @@ def update_index(connection: Connection, index: SiteIndex, changed: set[int]) ->
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
     retagged = set()
     for card_id, mechanic_id in connection.execute(
-        select(db.CardMechanic.card_id, db.CardMechanic.mechanic_id).where(
-            db.CardMechanic.card_id.in_(ids)
+        select(tables.card_mechanics.c.card_id, tables.card_mechanics.c.mechanic_id).where(
+            tables.card_mechanics.c.card_id.in_(ids)
         )
     ):
         by_id[mechanic_id].card_ids.append(card_id)
@@ -206,20 +206,22 @@ def _add_general_rulings(mechanics: dict[str, MechanicView], rulings: list[Rulin
 def _ruling_count(connection: Connection) -> int:
     """The rulings that stand on a card: the site shows no other (and the change log, which
     logs cards, does not see a ruling written with none)."""
-    distinct_rulings = func.count(func.distinct(db.CardRuling.ruling_id))
+    distinct_rulings = func.count(func.distinct(tables.card_rulings.c.ruling_id))
     return connection.execute(select(distinct_rulings)).scalar_one()
 
 
 def load_card_entries(connection: Connection) -> list[CardEntry]:
     """Every card's English name and file name, sorted by English name."""
-    rows = connection.execute(select(db.Card.id, db.Card.name).order_by(db.Card.name)).all()
+    rows = connection.execute(
+        select(tables.cards.c.id, tables.cards.c.name).order_by(tables.cards.c.name)
+    ).all()
     slugs = unique_slugs((name for _card_id, name in rows), reserved=RESERVED_SLUGS)
     return [CardEntry(name, {}, card_id, slugs[name]) for card_id, name in rows]
 
 
 def english_names(connection: Connection, ids: Sequence[int]) -> dict[int, str]:
     """The English names of those of these cards that exist, by id."""
-    query = select(db.Card.id, db.Card.name).where(db.Card.id.in_(ids))
+    query = select(tables.cards.c.id, tables.cards.c.name).where(tables.cards.c.id.in_(ids))
     return {card_id: name for card_id, name in connection.execute(query)}
 
 
@@ -233,22 +235,22 @@ def _general_rulings(
     rulings that include every such ruling (the others are not looked at)."""
     # Every tagged ruling (of those): a superset of the shared ones that costs no second
     # aggregate.
-    tagged = select(db.RulingMechanic.ruling_id)
+    tagged = select(tables.ruling_mechanics.c.ruling_id)
     if among is not None:
-        tagged = tagged.where(db.RulingMechanic.ruling_id.in_(among))
+        tagged = tagged.where(tables.ruling_mechanics.c.ruling_id.in_(among))
     shared = (
         select(
-            db.CardRuling.ruling_id,
-            func.min(db.CardRuling.published_on).label("first_published"),
+            tables.card_rulings.c.ruling_id,
+            func.min(tables.card_rulings.c.published_on).label("first_published"),
         )
-        .where(db.CardRuling.ruling_id.in_(tagged))
-        .group_by(db.CardRuling.ruling_id)
+        .where(tables.card_rulings.c.ruling_id.in_(tagged))
+        .group_by(tables.card_rulings.c.ruling_id)
         .having(func.count() >= 2)
         .subquery()
     )
     rows = connection.execute(
-        select(shared.c.ruling_id, shared.c.first_published, db.Ruling.text).join(
-            db.Ruling, db.Ruling.id == shared.c.ruling_id
+        select(shared.c.ruling_id, shared.c.first_published, tables.rulings.c.text).join(
+            tables.rulings, tables.rulings.c.id == shared.c.ruling_id
         )
     ).all()
     tags = _tags(connection, tagged, mechanics_by_id)
@@ -265,8 +267,8 @@ def _general_rulings(
     ]
     cards: dict[int, set[int]] = {ruling.id: set() for ruling in rulings}
     for ruling_id, card_id in connection.execute(  # read from the index alone
-        select(db.CardRuling.ruling_id, db.CardRuling.card_id).where(
-            db.CardRuling.ruling_id.in_(tagged)
+        select(tables.card_rulings.c.ruling_id, tables.card_rulings.c.card_id).where(
+            tables.card_rulings.c.ruling_id.in_(tagged)
         )
     ):
         if ruling_id in cards:
@@ -289,8 +291,8 @@ def _tags(
     """The mechanics each ruling is tagged with, as sorted slugs."""
     tags: dict[int, list[str]] = {}
     for ruling_id, mechanic_id in connection.execute(
-        select(db.RulingMechanic.ruling_id, db.RulingMechanic.mechanic_id).where(
-            db.RulingMechanic.ruling_id.in_(ruling_ids)
+        select(tables.ruling_mechanics.c.ruling_id, tables.ruling_mechanics.c.mechanic_id).where(
+            tables.ruling_mechanics.c.ruling_id.in_(ruling_ids)
         )
     ):
         tags.setdefault(ruling_id, []).append(mechanics_by_id[mechanic_id].key)
@@ -302,13 +304,15 @@ def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, di
     translations: dict[int, dict[str, str]] = {}
     for ruling_id, locale, text in connection.execute(
         select(
-            db.RulingTranslation.ruling_id, db.RulingTranslation.locale, db.RulingTranslation.text
+            tables.ruling_translations.c.ruling_id,
+            tables.ruling_translations.c.locale,
+            tables.ruling_translations.c.text,
         )
         .where(
-            db.RulingTranslation.status == "reviewed",
-            db.RulingTranslation.ruling_id.in_(ruling_ids),
+            tables.ruling_translations.c.status == "reviewed",
+            tables.ruling_translations.c.ruling_id.in_(ruling_ids),
         )
-        .order_by(db.RulingTranslation.ruling_id, db.RulingTranslation.locale)
+        .order_by(tables.ruling_translations.c.ruling_id, tables.ruling_translations.c.locale)
     ):
         translations.setdefault(ruling_id, {})[locale] = text
     return translations
@@ -334,11 +338,11 @@ def localized_cards(
     connection: Connection, entries: Sequence[CardEntry], locales: Sequence[str]
 ) -> dict[str, list[LocalizedCard]]:
     """These cards with their names in each of ``locales`` (where they have one), by locale."""
-    query = select(db.CardName.card_id, db.CardName.locale, db.CardName.name).where(
-        db.CardName.locale.in_(locales)
-    )
+    query = select(
+        tables.card_names.c.card_id, tables.card_names.c.locale, tables.card_names.c.name
+    ).where(tables.card_names.c.locale.in_(locales))
     if len(entries) <= READ_BY_ID:
-        query = query.where(db.CardName.card_id.in_([entry.id for entry in entries]))
+        query = query.where(tables.card_names.c.card_id.in_([entry.id for entry in entries]))
     names: dict[str, dict[int, str]] = {locale: {} for locale in locales}
     for card_id, locale, name in connection.execute(query):
         names[locale][card_id] = name
@@ -376,23 +380,25 @@ def load_cards(
         return column.between(min(cards), max(cards))
 
     for card_id, mana_cost, type_line in connection.execute(
-        select(db.Card.id, db.Card.mana_cost, db.Card.type_line).where(of_these_cards(db.Card.id))
+        select(tables.cards.c.id, tables.cards.c.mana_cost, tables.cards.c.type_line).where(
+            of_these_cards(tables.cards.c.id)
+        )
     ).all():
         if card_id in cards:
             cards[card_id].mana_cost = mana_cost
             cards[card_id].type_line = type_line
     for card_id, locale, name in connection.execute(
-        select(db.CardName.card_id, db.CardName.locale, db.CardName.name)
-        .where(of_these_cards(db.CardName.card_id))
-        .order_by(db.CardName.card_id, db.CardName.locale)
+        select(tables.card_names.c.card_id, tables.card_names.c.locale, tables.card_names.c.name)
+        .where(of_these_cards(tables.card_names.c.card_id))
+        .order_by(tables.card_names.c.card_id, tables.card_names.c.locale)
     ).all():
         if card_id in cards:
             cards[card_id].names[locale] = name
     faces: dict[int, list[str]] = {}
     for card_id, name in connection.execute(
-        select(db.CardFace.card_id, db.CardFace.name)
-        .where(of_these_cards(db.CardFace.card_id))
-        .order_by(db.CardFace.card_id, db.CardFace.position)
+        select(tables.card_faces.c.card_id, tables.card_faces.c.name)
+        .where(of_these_cards(tables.card_faces.c.card_id))
+        .order_by(tables.card_faces.c.card_id, tables.card_faces.c.position)
     ).all():
         faces.setdefault(card_id, []).append(name)
     for card_id, names in faces.items():
@@ -401,22 +407,24 @@ def load_cards(
 
     links = connection.execute(
         select(
-            db.CardRuling.card_id,
-            db.CardRuling.ruling_id,
-            db.CardRuling.published_on,
-            db.Ruling.text,
+            tables.card_rulings.c.card_id,
+            tables.card_rulings.c.ruling_id,
+            tables.card_rulings.c.published_on,
+            tables.rulings.c.text,
         )
-        .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id)
-        .where(of_these_cards(db.CardRuling.card_id))
+        .join(tables.rulings, tables.rulings.c.id == tables.card_rulings.c.ruling_id)
+        .where(of_these_cards(tables.card_rulings.c.card_id))
         .order_by(
-            db.CardRuling.card_id,
-            db.CardRuling.published_on.is_(None),
-            db.CardRuling.published_on,
-            db.CardRuling.position,
-            db.CardRuling.ruling_id,
+            tables.card_rulings.c.card_id,
+            tables.card_rulings.c.published_on.is_(None),
+            tables.card_rulings.c.published_on,
+            tables.card_rulings.c.position,
+            tables.card_rulings.c.ruling_id,
         )
     ).all()
-    ruling_ids = select(db.CardRuling.ruling_id).where(of_these_cards(db.CardRuling.card_id))
+    ruling_ids = select(tables.card_rulings.c.ruling_id).where(
+        of_these_cards(tables.card_rulings.c.card_id)
+    )
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
     tags = _tags(connection, ruling_ids, by_id)
     translations = _translations(connection, ruling_ids)
@@ -441,7 +449,9 @@ def load_cards(
 
 def _load_mechanics(connection: Connection) -> dict[str, MechanicView]:
     rows = connection.execute(
-        select(db.Mechanic.id, db.Mechanic.slug, db.Mechanic.rule).order_by(db.Mechanic.slug)
+        select(tables.mechanics.c.id, tables.mechanics.c.slug, tables.mechanics.c.rule).order_by(
+            tables.mechanics.c.slug
+        )
     ).all()
     file_slugs = unique_slugs((row.slug for row in rows), reserved=RESERVED_SLUGS)
     mechanics = {
@@ -457,9 +467,11 @@ def _load_mechanics(connection: Connection) -> dict[str, MechanicView]:
     }
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
     for mechanic_id, locale, name in connection.execute(
-        select(db.MechanicName.mechanic_id, db.MechanicName.locale, db.MechanicName.name).order_by(
-            db.MechanicName.mechanic_id, db.MechanicName.locale
-        )
+        select(
+            tables.mechanic_names.c.mechanic_id,
+            tables.mechanic_names.c.locale,
+            tables.mechanic_names.c.name,
+        ).order_by(tables.mechanic_names.c.mechanic_id, tables.mechanic_names.c.locale)
     ):
         by_id[mechanic_id].names[locale] = name
     for mechanic in mechanics.values():

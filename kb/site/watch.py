@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from kb import changelog
-from kb.db import sqlite_file
+from kb.engine import sqlite_file
 from kb.site import WATCH_INTERVAL, collation, render
 from kb.site.build import BuildOptions, BuildResult, Kept, build, file_identity
 
