@@ -508,11 +508,13 @@ ENCODED_AT_ONCE = 1 << 20
 """Characters of a page encoded in one piece. A larger page (a large site's A–Z index of
 30,000 cards, a sitemap) is encoded a slice at a time, twice (for its hash, then to write it):
 a whole copy of it as bytes would be the build's peak memory."""
+ENCODED_SLICE = 1 << 18
+"""Characters of a slice (up to 768 KB in UTF-8)."""
 
 
 def _encoded_in_slices(text: str) -> Iterator[bytes]:
-    for start in range(0, len(text), ENCODED_AT_ONCE):
-        yield text[start : start + ENCODED_AT_ONCE].encode("utf-8")
+    for start in range(0, len(text), ENCODED_SLICE):
+        yield text[start : start + ENCODED_SLICE].encode("utf-8")
 
 
 def _digest_in_slices(text: str) -> str:

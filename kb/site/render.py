@@ -604,18 +604,27 @@ class CardList:
 
 
 def cards_page(cards: CardList) -> Page:
-    """A locale's cards A–Z, grouped by initial letter."""
+    """A locale's cards A–Z, grouped by initial letter. The page is rendered with a slot for
+    each letter's items, then joined with the items themselves: a large site's list is
+    megabytes, which joining each letter's items first would hold a second time."""
     locale = cards.locale
     groups: dict[str, list[str]] = {}
     for card in cards.cards:
         groups.setdefault(initial(local_name(card, locale)), []).append(cards.item(card))
-    return _render(
+    items = list(groups.values())
+    shape = _render(
         locale,
         "cards.html",
         Urls.cards(locale),
         _versions(Urls.cards),
-        groups=[(letter, Markup("".join(items))) for letter, items in groups.items()],
+        groups=[(letter, _slot(f"letter{number}")) for number, letter in enumerate(groups)],
     )
+    parts = _SLOT.split(str(shape.text))
+    pieces = [parts[0]]
+    for slot, text in zip(parts[1::2], parts[2::2], strict=True):
+        pieces += items[int(slot.removeprefix("letter"))]
+        pieces.append(text)
+    return Page(shape.path, "".join(pieces))
 
 
 def mechanic_page(mechanic: MechanicView, cards: CardList, rulings: RulingItems) -> Page:
@@ -708,7 +717,9 @@ def sitemap(base_url: str, path: str, pages: Sequence[SitemapPage]) -> Page:
             )
             + f'<xhtml:link rel="alternate" hreflang="x-default" href="{urls[0]}"/>\n'
         )
-        lines.extend(f"<url>\n<loc>{url}</loc>\n{alternates}</url>\n" for url in urls)
+        # Pieces, not a string per address: the 11 addresses of a page share its alternates.
+        for url in urls:
+            lines += ("<url>\n<loc>", url, "</loc>\n", alternates, "</url>\n")
     lines.append("</urlset>\n")
     return Page(path, "".join(lines))
 
