@@ -1168,16 +1168,12 @@ def _carry_over(previous: Path, staging: Path, locales: Sequence[Locale]) -> Non
         if entry.is_symlink():
             os.symlink(os.readlink(entry), target)
         elif entry.is_dir():
-            shutil.copytree(entry, target, symlinks=True, copy_function=_copy)
+            shutil.copytree(entry, target, symlinks=True, copy_function=_link_or_copy)
         else:
             _link_or_copy(entry, target)
 
 
-def _copy(source: str, target: str) -> None:
-    _link_or_copy(Path(source), Path(target))
-
-
-def _link_or_copy(source: Path, target: Path) -> None:
+def _link_or_copy(source: str | Path, target: str | Path) -> None:
     try:
         os.link(source, target)
     except OSError:  # a file system without hard links: a copy that keeps the mtime

@@ -198,7 +198,7 @@ def prepare(locales: Iterable[Locale]) -> None:
         for name in TEMPLATES:
             _template(locale, name)
         _card_frame(locale)
-        _frame(locale, "mechanics")
+        _mechanic_frame(locale)
         _rulings_module(locale)
         medium_date(locale)
 
@@ -239,19 +239,18 @@ def _render(
     versions: Sequence[tuple[Locale, str]],
     base: str | None = None,
     **context: object,
-) -> Page:
-    """A page at ``path`` with its language versions (locale, path); links made relative, or
-    absolute under ``base`` for a page served at any address (404)."""
+) -> str:
+    """The text of the page at ``path`` with its language versions (locale, path); links made
+    relative, or absolute under ``base`` for a page served at any address (404)."""
     root = relative_href(path, "") if base is None else base
     alternates = [
         (other, root + other_path if base else relative_href(path, other_path), other_path == path)
         for other, other_path in versions
     ]
     default = next(href for other, href, _current in alternates if other.code == "en")
-    text = _template(locale, template).render(
+    return _template(locale, template).render(
         root=root, here=path, alternates=alternates, x_default=default, **context
     )
-    return Page(path, text)
 
 
 def _versions(path_of: Callable[..., str], *args: object) -> list[tuple[Locale, str]]:
@@ -334,8 +333,8 @@ class _CardShape:
 
 
 @cache
-def _frame(locale: Locale, section: str) -> _Slots:
-    return _Slots(_frame_text(locale, section))
+def _mechanic_frame(locale: Locale) -> _Slots:
+    return _Slots(_frame_text(locale, "mechanics"))
 
 
 @cache
@@ -348,7 +347,7 @@ def _frame_text(locale: Locale, section: str) -> str:
     slug, title and body: the pages of a section differ only by those."""
     slug = _slot("slug")
     versions = [(other, f"{other.folder}/{section}/{slug}.html") for other in LOCALES]
-    page = _render(
+    return _render(
         locale,
         "page.html",
         f"{locale.folder}/{section}/{slug}.html",
@@ -356,8 +355,6 @@ def _frame_text(locale: Locale, section: str) -> str:
         title=_slot("title"),
         body=_slot("body"),
     )
-    assert isinstance(page.text, str)
-    return page.text
 
 
 class RulingItems:
@@ -557,15 +554,17 @@ def by_local_name(named: Iterable[N], locale: Locale) -> list[N]:
 
 def home_page(site: SiteIndex, locale: Locale) -> Page:
     """A locale's home: counts, language picker, mechanics."""
-    return _render(
+    path = Urls.home(locale)
+    text = _render(
         locale,
         "home.html",
-        Urls.home(locale),
+        path,
         _versions(Urls.home),
         card_count=len(site.cards),
         ruling_count=site.ruling_count,
         mechanic_list=by_local_name(site.mechanics.values(), locale),
     )
+    return Page(path, text)
 
 
 class CardList:
@@ -612,19 +611,20 @@ def cards_page(cards: CardList) -> Page:
     for card in cards.cards:
         groups.setdefault(initial(local_name(card, locale)), []).append(cards.item(card))
     items = list(groups.values())
+    path = Urls.cards(locale)
     shape = _render(
         locale,
         "cards.html",
-        Urls.cards(locale),
+        path,
         _versions(Urls.cards),
         groups=[(letter, _slot(f"letter{number}")) for number, letter in enumerate(groups)],
     )
-    parts = _SLOT.split(str(shape.text))
+    parts = _SLOT.split(shape)
     pieces = [parts[0]]
     for slot, text in zip(parts[1::2], parts[2::2], strict=True):
         pieces += items[int(slot.removeprefix("letter"))]
         pieces.append(text)
-    return Page(shape.path, "".join(pieces))
+    return Page(path, "".join(pieces))
 
 
 def mechanic_page(mechanic: MechanicView, cards: CardList, rulings: RulingItems) -> Page:
@@ -639,7 +639,7 @@ def mechanic_page(mechanic: MechanicView, cards: CardList, rulings: RulingItems)
         count=len(mechanic.card_ids),
     )
     title = escape(local_name(mechanic, locale))
-    page = _frame(locale, "mechanics").fill(slug=mechanic.slug, title=title, body=body)
+    page = _mechanic_frame(locale).fill(slug=mechanic.slug, title=title, body=body)
     return Page(Urls.mechanic(locale, mechanic), page)
 
 
@@ -656,8 +656,11 @@ def root_pages(base_url: str) -> list[Page]:
         other.code: translations(other.code).gettext("Page not found") for other in LOCALES
     }
     return [
-        _render(english, "root.html", ROOT_INDEX, homes),
-        _render(english, "404.html", NOT_FOUND, homes, base=base_url, not_found=not_found),
+        Page(ROOT_INDEX, _render(english, "root.html", ROOT_INDEX, homes)),
+        Page(
+            NOT_FOUND,
+            _render(english, "404.html", NOT_FOUND, homes, base=base_url, not_found=not_found),
+        ),
     ]
 
 
