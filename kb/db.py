@@ -279,6 +279,11 @@ class RulingTranslation(Base):
     locale: Mapped[str] = mapped_column(ForeignKey("locales.code"), primary_key=True)
     text: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(16), default="draft", comment="draft or reviewed.")
+    reviewed_key: Mapped[str | None] = mapped_column(
+        String(32),
+        comment="The ruling's text_key when the translation was reviewed; while the English "
+        "text keeps that key, the review stands. NULL: not recorded (a review written by hand).",
+    )
 
 
 class Revision(Base):

@@ -193,9 +193,16 @@ def _done(revision_id: int) -> None:
 def edit_ruling_text(
     app: App, ruling_id: int, text: str, expect_text: str | None, editor: str
 ) -> None:
-    """Change the text of ruling RULING_ID, on every card that shares it."""
+    """Change the text of ruling RULING_ID, on every card that shares it. Its reviewed
+    translations then wait for review again (unless only typography changed)."""
     with edit_errors():
         _done(edits.set_ruling_text(app.engine(), editor, ruling_id, text, expect_text))
+        outdated = edits.reviews_outdated(app.engine(), ruling_id)
+    if outdated:
+        click.echo(
+            f"its reviewed translations ({', '.join(outdated)}) wait for review again: "
+            "the English text changed"
+        )
 
 
 @edit_group.command("card-name")

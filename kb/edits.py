@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Table, and_, delete, insert, or_, select, true, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import InstrumentedAttribute
 
 from kb import text as ruling_text
 from kb.db import Base, Card, CardName, CardRuling, Mechanic, Revision, Ruling, RulingTranslation
@@ -185,8 +186,11 @@ def find_card(connection: Connection, card: str) -> int:
     return found
 
 
-def _ruling(connection: Connection, ruling_id: int) -> str:
-    found = connection.execute(select(Ruling.text).where(Ruling.id == ruling_id)).scalar()
+def _ruling(
+    connection: Connection, ruling_id: int, column: InstrumentedAttribute[str] = Ruling.text
+) -> str:
+    """The ruling's text (or ``column``); an EditError when there is no such ruling."""
+    found = connection.execute(select(column).where(Ruling.id == ruling_id)).scalar()
     if found is None:
         raise EditError(f"no ruling {ruling_id}")
     return found
@@ -214,6 +218,23 @@ def set_ruling_text(
         )
 
     return _commit_change(engine, editor, "ruling-text", plan)
+
+
+def reviews_outdated(engine: Engine, ruling_id: int) -> list[str]:
+    """The locales whose translation of the ruling was reviewed against another English text
+    than its text now: they wait for review again."""
+    query = (
+        select(RulingTranslation.locale)
+        .join(Ruling, Ruling.id == RulingTranslation.ruling_id)
+        .where(
+            RulingTranslation.ruling_id == ruling_id,
+            RulingTranslation.status == "reviewed",
+            RulingTranslation.reviewed_key != Ruling.text_key,
+        )
+        .order_by(RulingTranslation.locale)
+    )
+    with engine.connect() as connection:
+        return list(connection.execute(query).scalars())
 
 
 def set_card_name(
@@ -292,17 +313,19 @@ def set_translation(
         new_text = _filled(new_text, "a translation")
 
     def plan(connection: Connection) -> Change:
-        _ruling(connection, ruling_id)
+        english_key = _ruling(connection, ruling_id, Ruling.text_key)
         row = connection.execute(
-            select(RulingTranslation.text, RulingTranslation.status).where(
-                RulingTranslation.ruling_id == ruling_id, RulingTranslation.locale == locale
-            )
+            select(
+                RulingTranslation.text, RulingTranslation.status, RulingTranslation.reviewed_key
+            ).where(RulingTranslation.ruling_id == ruling_id, RulingTranslation.locale == locale)
         ).one_or_none()
-        old = None if row is None else {"text": row.text, "status": row.status}
+        old = None if row is None else dict(row._mapping)
         text = new_text if new_text is not None else (old or {}).get("text")
         if text is None:
             raise EditError(f"ruling {ruling_id} has no {locale} translation to review")
-        new = {"text": text, "status": status}
+        # A review is of the English text as it is now (see RulingTranslation.reviewed_key).
+        reviewed_key = english_key if status == "reviewed" else None
+        new = {"text": text, "status": status, "reviewed_key": reviewed_key}
         key = {"ruling_id": ruling_id, "locale": locale}
         return Change("ruling_translations", key, old, new, None, ruling_id)
 

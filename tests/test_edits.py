@@ -51,6 +51,21 @@ def test_editing_a_ruling_changes_it_on_every_card_and_is_recorded(demo_url: str
     )
 
 
+def test_rewording_a_ruling_says_which_reviewed_translations_wait_again(demo_url: str) -> None:  # noqa: F811
+    for locale, translation in (("de", "Kein Modus zweimal."), ("it", "Nessun modo due volte.")):
+        for step in (["translation", str(SAME_MODE), locale, translation], ["review", "2", locale]):
+            assert run_kb(demo_url, "edit", *step, "--editor", "ann").exit_code == 0
+    retyped = SAME_MODE_TEXT.replace("’", "'")  # the same key: the reviews stand
+    result = run_kb(demo_url, "edit", "ruling-text", str(SAME_MODE), retyped, "--editor", "cy")
+    assert result.stdout == "revision 5\n"
+    reworded = SAME_MODE_TEXT + " Not even with a copy."
+    result = run_kb(demo_url, "edit", "ruling-text", str(SAME_MODE), reworded, "--editor", "cy")
+    assert result.stdout == (
+        "revision 6\nits reviewed translations (de, it) wait for review again: "
+        "the English text changed\n"
+    )
+
+
 def test_the_editor_is_required(demo_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     monkeypatch.delenv("KB_EDITOR", raising=False)
     result = run_kb(demo_url, "edit", "ruling-text", "2", "x")

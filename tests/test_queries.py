@@ -119,12 +119,25 @@ def test_translations_to_review(demo_url: str) -> None:  # noqa: F811
     )
     edits.set_translation(engine, "ann", 3, "it", "Ogni costo addizionale…")
     edits.set_translation(engine, "bob", 3, "it", status="reviewed")
-    engine.dispose()
-    waiting = rows(demo_url, "translations_to_review", "-p", "locale", "it")
-    assert [(row["ruling_id"], row["translation"]) for row in waiting] == [
-        ("2", "Non puoi scegliere lo stesso modo più di una volta.")
-    ]
+
+    def waiting() -> list[tuple[str, str, str]]:
+        found = rows(demo_url, "translations_to_review", "-p", "locale", "it")
+        return [(row["ruling_id"], row["waiting"], row["translation"]) for row in found]
+
+    draft = ("2", "draft", "Non puoi scegliere lo stesso modo più di una volta.")
+    assert waiting() == [draft]
     assert rows(demo_url, "translations_to_review", "-p", "locale", "de") == []
+    # The review was of ruling 3's English as it was: a change of its wording reopens it, a
+    # change of typography alone (its key stays) does not, and a revert closes it again.
+    with engine.connect() as connection:
+        english = connection.execute(select(db.Ruling.text).where(db.Ruling.id == 3)).scalar_one()
+    edits.set_ruling_text(engine, "cy", 3, english.replace(" ", "  ", 1))
+    assert waiting() == [draft]
+    reworded = edits.set_ruling_text(engine, "cy", 3, english + " (See rule 702.172.)")
+    assert waiting() == [draft, ("3", "English text changed", "Ogni costo addizionale…")]
+    edits.revert(engine, "cy", reworded)
+    assert waiting() == [draft]
+    engine.dispose()
 
 
 @pytest.mark.parametrize("name", sorted(saved_queries()))

@@ -22,7 +22,7 @@ from realdata import DATA
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
 
-from kb import db
+from kb import db, edits
 from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
@@ -316,6 +316,32 @@ def test_reviewed_translation_is_shown_marked_unofficial(
         "</p>\n<p>Kein Modus zweimal.</p>"
     ) in german
     assert "Bozza." not in (site / "it/cards/three-steps-ahead.html").read_text("utf-8")
+
+
+def test_a_review_stands_only_for_the_english_text_it_was_of(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    with demo_store.connect() as connection:
+        ruling_id, english = connection.execute(
+            select(db.Ruling.id, db.Ruling.text).where(
+                db.Ruling.text.like("You can%t choose the same mode%")
+            )
+        ).one()
+    edits.set_translation(demo_store, "ann", ruling_id, "de", "Kein Modus zweimal.")
+    edits.set_translation(demo_store, "bob", ruling_id, "de", status="reviewed")
+    out = tmp_path / "site"
+
+    def shown() -> bool:
+        build(demo_store, out)
+        return "<p>Kein Modus zweimal.</p>" in (out / GERMAN_PAGE).read_text("utf-8")
+
+    assert shown()
+    edits.set_ruling_text(demo_store, "cy", ruling_id, english + " Not even with copies.")
+    assert edits.reviews_outdated(demo_store, ruling_id) == ["de"]
+    assert not shown()  # the incremental build drops it
+    edits.set_translation(demo_store, "bob", ruling_id, "de", status="reviewed")
+    assert edits.reviews_outdated(demo_store, ruling_id) == []
+    assert shown()
 
 
 def test_incremental_build_rewrites_only_changed_pages(demo_store: Engine, tmp_path: Path) -> None:

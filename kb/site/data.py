@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import NamedTuple
 
-from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, select
+from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, or_, select
 from sqlalchemy.engine import Connection
 
 from kb.site import tables
@@ -300,19 +300,19 @@ def _tags(
 
 
 def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, dict[str, str]]:
-    """Reviewed community translations of the rulings, by locale."""
+    """Community translations of the rulings, by locale, reviewed against their English text
+    as it is (a review of an earlier text waits for review again)."""
     translations: dict[int, dict[str, str]] = {}
+    translation, english = tables.ruling_translations.c, tables.rulings.c
     for ruling_id, locale, text in connection.execute(
-        select(
-            tables.ruling_translations.c.ruling_id,
-            tables.ruling_translations.c.locale,
-            tables.ruling_translations.c.text,
-        )
+        select(translation.ruling_id, translation.locale, translation.text)
+        .join(tables.rulings, english.id == translation.ruling_id)
         .where(
-            tables.ruling_translations.c.status == "reviewed",
-            tables.ruling_translations.c.ruling_id.in_(ruling_ids),
+            translation.status == "reviewed",
+            translation.ruling_id.in_(ruling_ids),
+            or_(translation.reviewed_key.is_(None), translation.reviewed_key == english.text_key),
         )
-        .order_by(tables.ruling_translations.c.ruling_id, tables.ruling_translations.c.locale)
+        .order_by(translation.ruling_id, translation.locale)
     ):
         translations.setdefault(ruling_id, {})[locale] = text
     return translations

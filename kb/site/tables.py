@@ -23,7 +23,7 @@ card_faces = table(
 card_names = table(
     "card_names", column("card_id", Integer), column("locale", String), column("name", Text)
 )
-rulings = table("rulings", column("id", Integer), column("text", Text))
+rulings = table("rulings", column("id", Integer), column("text", Text), column("text_key", String))
 card_rulings = table(
     "card_rulings",
     column("card_id", Integer),
@@ -50,4 +50,5 @@ ruling_translations = table(
     column("locale", String),
     column("status", String),
     column("text", Text),
+    column("reviewed_key", String),
 )
