@@ -126,7 +126,20 @@ def run_query(
 ) -> QueryResult:
     """Run ``sql`` read-only with named ``:name`` parameters; raise QueryError on any failure."""
     _check_is_query(sql)
+    _check_parameters_used(sql, params or {})
     return execute_read_only(engine, sql, params, time_limit, max_rows)
+
+
+def _check_parameters_used(sql: str, params: Mapping[str, Any]) -> None:
+    """A value given for no :name of the query is most likely a misspelt name (SQLite would
+    ignore it): say so rather than answer a different question."""
+    used = text(sql).compile().params
+    unused = sorted(name for name in params if name not in used)
+    if unused:
+        given = ", ".join(f"-p {name}" for name in unused)
+        raise QueryError(
+            f"{given}: the query has no {' or '.join(f':{n}' for n in unused)} parameter"
+        )
 
 
 def execute_read_only(

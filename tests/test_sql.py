@@ -99,6 +99,13 @@ def test_named_parameters_stdin_and_file(database_url: str, tmp_path: Path) -> N
     # A literal % is not a driver placeholder.
     like = run_kb(database_url, "sql", "--csv", "SELECT code FROM locales WHERE code LIKE 'z%'")
     assert sorted(like.stdout.splitlines()) == ["code", "zh-Hans", "zh-Hant"]
+    # A value for no parameter of the query (a misspelt name) is an error, not ignored.
+    misspelt = run_kb(database_url, "sql", query, "-p", "code", "it", "-p", "cdoe", "de")
+    assert (misspelt.exit_code, misspelt.stdout) == (1, "")
+    assert misspelt.stderr == "kb: error: -p cdoe: the query has no :cdoe parameter\n"
+    saved = ["query", "missing_names", "-p", "mechanic", "spree", "-p", "locale", "it"]
+    extra = run_kb(database_url, *saved, "-p", "x", "1", "-p", "y", "2")
+    assert extra.stderr == "kb: error: -p x, -p y: the query has no :x or :y parameter\n"
 
 
 def test_row_limit_cuts_and_says_so(database_url: str) -> None:
