@@ -24,8 +24,7 @@ from sqlalchemy.engine import Connection
 from kb import db
 from kb.loader import chunks
 from kb.locales import BY_CODE
-
-FACE_SEPARATOR = " // "
+from kb.records import FACE_SEPARATOR
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+FACE_SEPARATOR = " // "
+"""Between the faces of a card of several faces, in its name ("Fire // Ice"), mana cost and
+type line."""
+
 
 @dataclass(frozen=True)
 class CardRef:

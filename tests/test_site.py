@@ -132,7 +132,7 @@ def test_german_card_page(demo_site: Path) -> None:
     assert page.count('<time datetime="2024-04-12">12.04.2024</time>') == 18
     assert page.count('<p lang="en">') == 18
     assert '<h2 id="rulings">18 Klarstellungen</h2>' in page
-    assert 'aria-label="{U}"><span class="ms ms-u" aria-hidden="true">U</span>' in page
+    assert 'aria-label="blau"><span class="ms ms-u" aria-hidden="true">U</span>' in page
     assert '<a class="tag" href="../../de/mechanics/spree.html">Exzess</a>' in page
     assert (
         '<link rel="alternate" hreflang="pt-BR" href="../../pt-br/cards/three-steps-ahead.html">'
@@ -316,6 +316,26 @@ def test_reviewed_translation_is_shown_marked_unofficial(
         "</p>\n<p>Kein Modus zweimal.</p>"
     ) in german
     assert "Bozza." not in (site / "it/cards/three-steps-ahead.html").read_text("utf-8")
+
+
+def test_a_mana_cost_is_said_in_the_locale_words() -> None:
+    english, german, japanese = (BY_CODE[code] for code in ("en", "de", "ja"))
+    assert render.mana_in_words("{2}{U}{U}", english) == "2, blue, and blue"
+    assert render.mana_in_words("{2}{U}{U}", german) == "2, blau und blau"
+    assert render.mana_in_words("{2}{U}{U}", japanese) == "2、青、青"
+    assert render.mana_in_words("{W/U}{2/R}", english) == "white or blue and 2 or red"
+    phyrexian = render.mana_in_words("{G/U/P}{C}", german)
+    assert phyrexian == "grün oder blau (phyrexianisch) und farblos"
+    assert render.mana_in_words("{X}{HW}", english) == "X and HW"  # no words: as printed
+    split = "{1}{R} // {U}"
+    assert render.mana_in_words(split, english) == "1 and red // blue"
+    assert str(render.mana_symbols(split, english)) == (
+        '<span class="mana-cost" role="img" aria-label="1 and red // blue">'
+        '<span class="ms" aria-hidden="true">1</span>'
+        '<span class="ms ms-r" aria-hidden="true">R</span>'
+        '<span class="split" aria-hidden="true">//</span>'
+        '<span class="ms ms-u" aria-hidden="true">U</span></span>'
+    )
 
 
 def test_a_review_stands_only_for_the_english_text_it_was_of(

@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from kb.importers.scryfall import FACE_NAME_SEPARATOR, FACE_TEXT_SEPARATOR
+from kb.importers.scryfall import FACE_TEXT_SEPARATOR
 from kb.importers.streams import (
     ALL_PRINTINGS,
     ATOMIC_CARDS,
@@ -38,7 +38,14 @@ from kb.importers.streams import (
     str_list,
 )
 from kb.locales import canonical_locale
-from kb.records import CardNameRecord, CardRecord, CardRef, ParseError, RulingRecord
+from kb.records import (
+    FACE_SEPARATOR,
+    CardNameRecord,
+    CardRecord,
+    CardRef,
+    ParseError,
+    RulingRecord,
+)
 
 MtgjsonRecord = CardRecord | CardNameRecord | RulingRecord
 Face = dict[str, object]
@@ -109,10 +116,10 @@ def _oracle_name(face: Face, where: str, path: str) -> tuple[str, tuple[str, ...
 
 
 def _collapsed_faces(full_name: str) -> tuple[str, tuple[str, ...]]:
-    faces = tuple(dict.fromkeys(full_name.split(FACE_NAME_SEPARATOR)))
+    faces = tuple(dict.fromkeys(full_name.split(FACE_SEPARATOR)))
     if len(faces) == 1:
         return faces[0], ()
-    return FACE_NAME_SEPARATOR.join(faces), faces
+    return FACE_SEPARATOR.join(faces), faces
 
 
 class _OracleCards:
@@ -171,8 +178,8 @@ class _OracleCards:
             name=name,
             oracle_id=oracle_id,
             # A back face that is never cast (transform, flip) has no cost, rather than "{W} // ".
-            mana_cost=joined("manaCost", FACE_NAME_SEPARATOR, keep_empty=False),
-            type_line=joined("type", FACE_NAME_SEPARATOR),
+            mana_cost=joined("manaCost", FACE_SEPARATOR, keep_empty=False),
+            type_line=joined("type", FACE_SEPARATOR),
             oracle_text=joined("text", FACE_TEXT_SEPARATOR),
             keywords=tuple(dict.fromkeys(keyword for face in keywords for keyword in face)),
             layout=optional_str(first, "layout", where, self._path),

@@ -26,10 +26,16 @@ from kb.importers.streams import (
     str_list,
 )
 from kb.locales import canonical_locale
-from kb.records import CardNameRecord, CardRecord, CardRef, ParseError, RulingRecord
+from kb.records import (
+    FACE_SEPARATOR,
+    CardNameRecord,
+    CardRecord,
+    CardRef,
+    ParseError,
+    RulingRecord,
+)
 
 # How Scryfall joins the faces of a multi-face card into one field (as in its own "name").
-FACE_NAME_SEPARATOR = " // "
 FACE_TEXT_SEPARATOR = "\n//\n"
 
 
@@ -107,8 +113,8 @@ def _card_record(
         name=name,
         oracle_id=oracle_id,
         # A back face that is never cast (transform, flip) has no cost, rather than "{W} // ".
-        mana_cost=card_or_faces("mana_cost", FACE_NAME_SEPARATOR, keep_empty=False),
-        type_line=card_or_faces("type_line", FACE_NAME_SEPARATOR),
+        mana_cost=card_or_faces("mana_cost", FACE_SEPARATOR, keep_empty=False),
+        type_line=card_or_faces("type_line", FACE_SEPARATOR),
         oracle_text=card_or_faces("oracle_text", FACE_TEXT_SEPARATOR),
         keywords=str_list(item, "keywords", where, path),
         layout=optional_str(item, "layout", where, path),
@@ -134,7 +140,7 @@ def _printed_name(
     face_names = [optional_str(face, "printed_name", where, path) for face in faces]
     if any(face_name is None for face_name in face_names):
         return None
-    return FACE_NAME_SEPARATOR.join(face_name for face_name in face_names if face_name)
+    return FACE_SEPARATOR.join(face_name for face_name in face_names if face_name)
 
 
 def _objects(

@@ -15,6 +15,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from babel import Locale as BabelLocale
 from babel.dates import DateTimeFormat, DateTimePattern, get_date_format
+from babel.lists import format_list
 from jinja2 import (
     BytecodeCache,
     Environment,
@@ -27,6 +28,7 @@ from jinja2.bccache import Bucket
 from markupsafe import Markup, escape
 
 from kb.locales import BY_CODE, LOCALES, Locale
+from kb.records import FACE_SEPARATOR
 from kb.resources import resource_dir
 from kb.site.collation import collated, initial
 from kb.site.data import (
@@ -81,27 +83,75 @@ class Page:
     """Card pages come in UTF-8 (see CardPages)."""
 
 
-def mana_symbols(cost: str) -> Markup:
-    """``{1}{U}`` as CSS-drawn symbols, with the cost as the text alternative."""
-    symbols = []
-    for symbol in _MANA_SYMBOL.findall(cost):
-        colours = sorted(set(symbol.upper()) & _COLOURS, key="WUBRGC".index)
-        classes = ["ms"] + [f"ms-{colour.lower()}" for colour in colours[:1]]
-        if "/" in symbol:
-            classes.append("ms-hybrid")
-        symbols.append(
-            Markup('<span class="{}" aria-hidden="true">{}</span>').format(
-                " ".join(classes), symbol
+_FACE_MARK = Markup('<span class="split" aria-hidden="true">//</span>')
+
+
+def mana_symbols(cost: str, locale: Locale) -> Markup:
+    """``{1}{U}`` as CSS-drawn symbols (a split card's faces apart), with the cost in the
+    locale's words as the text alternative ("1 and blue", "1 und blau")."""
+    faces = []
+    for face in cost.split(FACE_SEPARATOR):
+        symbols = []
+        for symbol in _MANA_SYMBOL.findall(face):
+            colours = sorted(set(symbol.upper()) & _COLOURS, key="WUBRGC".index)
+            classes = ["ms"] + [f"ms-{colour.lower()}" for colour in colours[:1]]
+            if "/" in symbol:
+                classes.append("ms-hybrid")
+            symbols.append(
+                Markup('<span class="{}" aria-hidden="true">{}</span>').format(
+                    " ".join(classes), symbol
+                )
             )
-        )
+        faces.append(Markup("").join(symbols))
     return Markup('<span class="mana-cost" role="img" aria-label="{}">{}</span>').format(
-        cost, Markup("").join(symbols)
+        mana_in_words(cost, locale), _FACE_MARK.join(faces)
+    )
+
+
+def mana_in_words(cost: str, locale: Locale) -> str:
+    """The mana cost as a screen reader should say it: each symbol in the locale's words, in
+    the locale's list pattern; a hybrid symbol's halves joined by "or"; a split card's faces
+    apart as in its name. A symbol without words (a number, X) stays as it is."""
+    words, phyrexian = _mana_words(locale)
+    babel = locale.babel
+
+    def spoken(symbol: str) -> str:
+        halves = symbol.split("/")
+        if is_phyrexian := len(halves) > 1 and halves[-1] == "P":
+            halves.pop()
+        said = format_list([words.get(half, half) for half in halves], "or", babel)
+        return phyrexian % {"mana": said} if is_phyrexian else said
+
+    return FACE_SEPARATOR.join(
+        format_list([spoken(symbol) for symbol in _MANA_SYMBOL.findall(face)], locale=babel)
+        for face in cost.split(FACE_SEPARATOR)
     )
 
 
 @cache
-def _cached_mana_symbols(cost: str) -> Markup:
-    return mana_symbols(cost)
+def _mana_words(locale: Locale) -> tuple[dict[str, str], str]:
+    """The locale's words for the coloured, colourless and snow mana symbols, and its pattern
+    for a Phyrexian symbol."""
+    catalog = translations(locale.code)
+
+    def pgettext(context: str, message: str) -> str:
+        return str(catalog.pgettext(context, message))
+
+    words = {
+        "W": pgettext("mana", "white"),
+        "U": pgettext("mana", "blue"),
+        "B": pgettext("mana", "black"),
+        "R": pgettext("mana", "red"),
+        "G": pgettext("mana", "green"),
+        "C": pgettext("mana", "colorless"),
+        "S": pgettext("mana", "snow"),
+    }
+    return words, pgettext("mana", "Phyrexian %(mana)s")
+
+
+@cache
+def _mana_cost(locale: Locale, cost: str) -> bytes:
+    return str(mana_symbols(cost, locale)).encode()
 
 
 class CldrDates:
@@ -487,7 +537,7 @@ class CardPages:
         body = self._body(locale, naming, bool(card.mana_cost), len(card.faces)).fill(
             title=title,
             english=values.english,
-            cost=values.cost,
+            cost=_mana_cost(locale, card.mana_cost) if card.mana_cost else b"",
             **values.faces,
             count=self._count(locale, len(card.rulings)),
             rulings=self.rulings.items(locale, card.rulings, values.rulings),
@@ -507,7 +557,6 @@ class CardPages:
             values = _CardValues(
                 card.slug.encode(),
                 _encoded(card.name),
-                str(_cached_mana_symbols(card.mana_cost)).encode() if card.mana_cost else b"",
                 {f"face{number}": _encoded(face) for number, face in enumerate(card.faces)},
                 [_encoded(ruling.text) for ruling in card.rulings],
             )
@@ -520,7 +569,6 @@ class _CardValues(NamedTuple):
 
     slug: bytes
     english: bytes
-    cost: bytes
     faces: dict[str, bytes]
     rulings: list[bytes]
 
