@@ -107,19 +107,18 @@ print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_max
 
 
 def store(work: Path, cards: int) -> Path:
-    """The synthetic corpus of ``cards`` cards imported into SQLite (made once, then reused)."""
+    """The synthetic corpus of ``cards`` cards imported into SQLite (made once, then reused,
+    brought up to kb's latest migration)."""
     path = work / f"synthetic-{cards}.sqlite"
+    kb = [sys.executable, "-m", "kb", "-q", "--db"]  # this checkout's kb (cwd=ROOT)
     if not path.exists():
         corpus = work / f"synthetic-{cards}"
         synthetic.generate(corpus, cards)
         partial = path.with_suffix(".partial")
         partial.unlink(missing_ok=True)
-        subprocess.run(
-            [Path(sys.executable).parent / "kb", "-q", "--db", f"sqlite:///{partial}", "import",
-             str(corpus)],
-            check=True,
-        )  # fmt: skip
+        subprocess.run([*kb, f"sqlite:///{partial}", "import", str(corpus)], check=True, cwd=ROOT)
         partial.rename(path)
+    subprocess.run([*kb, f"sqlite:///{path}", "db", "upgrade"], check=True, cwd=ROOT)
     return path
 
 
