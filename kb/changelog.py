@@ -166,16 +166,23 @@ def end_bulk_load(connection: Connection, changed: bool) -> None:
 
 
 def position(connection: Connection) -> str:
-    """The log's position now, as ``engine:store:value``; read it before the data a build
+    """The log's position now, as ``engine:store:value@last``; read it before the data a build
     renders. ``store`` tells this store from a copy of it, whose log may reach the same value
-    with other writes."""
+    with other writes; ``last`` is the log's last row (``id.nonce``, empty for an empty log),
+    which tells this log from an older copy's put back in its place and written to since."""
     if connection.dialect.name == "postgresql":
-        store, snapshot = connection.execute(
+        store, value = connection.execute(
             text(f"SELECT {_POSTGRESQL_STORE}, pg_current_snapshot()::text")
         ).one()
-        return f"postgresql:{store}:{snapshot}"
-    last = connection.execute(text("SELECT max(id) FROM site_changes")).scalar()
-    return f"sqlite:{_sqlite_store(connection)}:{last or 0}"
+    else:
+        store, value = _sqlite_store(connection), None
+    last = connection.execute(
+        text("SELECT id, nonce FROM site_changes ORDER BY id DESC LIMIT 1")
+    ).one_or_none()
+    if value is None:  # SQLite: the last row's id (writers are serialized)
+        value = last.id if last else 0
+    row = f"{last.id}.{last.nonce}" if last else ""
+    return f"{connection.dialect.name}:{store}:{value}@{row}"
 
 
 _POSTGRESQL_STORE = (
@@ -196,21 +203,24 @@ def _sqlite_store(connection: Connection) -> str:
     return f"{identity.st_dev}.{identity.st_ino}"
 
 
-def _parts(position: str) -> tuple[str, str, str]:
-    """A position's engine, store and value (a PostgreSQL snapshot has colons of its own)."""
+def _parts(position: str) -> tuple[str, str, str, str]:
+    """A position's engine, store, value and last row (a PostgreSQL snapshot has colons of its
+    own)."""
     engine, _, rest = position.partition(":")
-    store, _, value = rest.partition(":")
-    return engine, store, value
+    store, _, rest = rest.partition(":")
+    value, _, last = rest.partition("@")
+    return engine, store, value, last
 
 
 def changed_cards(connection: Connection, since: str, now: str) -> set[int] | None:
     """The cards whose pages may have changed between the positions ``since`` and ``now``
     (this store's, read just before); None when any may have (an import, a mechanic renamed)
     or when ``since`` is not a position of this store's log: of another engine or store, or
-    past the log's end (an older copy of the store put back)."""
-    engine, store, value = _parts(since)
-    now_engine, now_store, now_value = _parts(now)
-    if (engine, store) != (now_engine, now_store):
+    of a log that is no longer this one (an older copy of the store put back, even if written
+    to since)."""
+    engine, store, value, last = _parts(since)
+    now_engine, now_store, _now_value, _now_last = _parts(now)
+    if (engine, store) != (now_engine, now_store) or not _still_logged(connection, last):
         return None
     if engine == "postgresql":
         rows = connection.execute(
@@ -223,11 +233,22 @@ def changed_cards(connection: Connection, since: str, now: str) -> set[int] | No
             {"since": value},
         )
     else:
-        if int(value) > int(now_value):
-            return None
         rows = connection.execute(
             text("SELECT DISTINCT card_id FROM site_changes WHERE id > :since"),
             {"since": int(value)},
         )
     cards = set(rows.scalars())
     return None if None in cards else cards
+
+
+def _still_logged(connection: Connection, last: str) -> bool:
+    """Whether the log still holds the row ``last`` (``id.nonce``; empty: the log was empty)."""
+    if not last:
+        return True
+    row_id, _, nonce = last.partition(".")
+    if not row_id.isdigit():
+        return False
+    found = connection.execute(
+        text("SELECT nonce FROM site_changes WHERE id = :id"), {"id": int(row_id)}
+    ).scalar()
+    return found == nonce

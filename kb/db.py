@@ -15,6 +15,7 @@ from sqlalchemy import (
     BigInteger,
     Date,
     DateTime,
+    FetchedValue,
     ForeignKey,
     Index,
     Integer,
@@ -335,6 +336,13 @@ class SiteChange(Base):
     )
     transaction_id: Mapped[int | None] = mapped_column(
         BigInteger, comment="PostgreSQL: the writing transaction (pg_current_xact_id)."
+    )
+    nonce: Mapped[str] = mapped_column(
+        String(16),
+        # Each engine's random expression, set by migration 0008.
+        server_default=FetchedValue(),
+        comment="Random: tells this row from one another copy of the store wrote under the "
+        "same id.",
     )
 
 

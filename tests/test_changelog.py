@@ -194,6 +194,47 @@ def test_an_older_copy_put_back_is_checked_whole(sqlite_url: str, tmp_path: Path
     store.dispose()
 
 
+def test_an_older_copy_put_back_and_edited_past_the_site_is_checked_whole(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """The copy's log reaches the site's position again with other writes: the log row at that
+    position is not the one the site was built after."""
+    store = make_engine(sqlite_url)
+    run_import(store, [DATA])
+    out = tmp_path / "site"
+    build(store, out)
+    path = str(sqlite_file(store))
+    store.dispose()  # its write-ahead log checkpointed: the file alone is the store
+    backup = shutil.copy(path, tmp_path / "backup.sqlite")
+    edits.set_card_name(store, "ann", "Three Steps Ahead", "fr", "Un nom de trop")
+    build(store, out)
+    store.dispose()
+    shutil.copyfile(backup, path)
+    edits.set_card_name(store, "bob", "Caught in the Crossfire", "fr", "Un autre nom")
+    build(store, out)
+    assert "Un nom de trop" not in (out / "fr/cards/three-steps-ahead.html").read_text()
+    assert "Un autre nom" in (out / "fr/cards/caught-in-the-crossfire.html").read_text()
+    full = build(store, tmp_path / "full", BuildOptions(full=True)).out
+    assert _pages(out) == _pages(full)
+    store.dispose()
+
+
+@pytest.mark.postgres
+def test_a_log_replaced_under_the_site_is_checked_whole(postgres_engine: Engine) -> None:
+    """As a dump restored into the same database would: the row at the site's position is
+    another one."""
+    run_import(postgres_engine, [DATA])
+    edits.set_card_name(postgres_engine, "ann", "Three Steps Ahead", "fr", "Un nom")
+    with postgres_engine.connect() as connection:
+        since = changelog.position(connection)
+        assert changelog.changed_cards(connection, since, since) == set()
+    with postgres_engine.begin() as connection:
+        changelog.begin_bulk_load(connection)  # restored rows, no trigger
+        connection.execute(text("UPDATE site_changes SET nonce = 'restored'"))
+    with postgres_engine.connect() as connection:
+        assert changelog.changed_cards(connection, since, changelog.position(connection)) is None
+
+
 def _pages(folder: Path) -> dict[str, bytes]:
     return {
         str(page.relative_to(folder)): page.read_bytes()
