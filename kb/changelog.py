@@ -203,13 +203,13 @@ def _sqlite_store(connection: Connection) -> str:
     return f"{identity.st_dev}.{identity.st_ino}"
 
 
-def _parts(position: str) -> tuple[str, str, str, str]:
+def _parts(position: str) -> tuple[str, str, str, str | None]:
     """A position's engine, store, value and last row (a PostgreSQL snapshot has colons of its
-    own)."""
+    own); the last row is None in a position written before kb recorded it."""
     engine, _, rest = position.partition(":")
     store, _, rest = rest.partition(":")
-    value, _, last = rest.partition("@")
-    return engine, store, value, last
+    value, at, last = rest.partition("@")
+    return engine, store, value, last if at else None
 
 
 def changed_cards(connection: Connection, since: str, now: str) -> set[int] | None:
@@ -241,11 +241,12 @@ def changed_cards(connection: Connection, since: str, now: str) -> set[int] | No
     return None if None in cards else cards
 
 
-def _still_logged(connection: Connection, last: str) -> bool:
-    """Whether the log still holds the row ``last`` (``id.nonce``; empty: the log was empty)."""
-    if not last:
+def _still_logged(connection: Connection, last: str | None) -> bool:
+    """Whether the log still holds the row ``last`` (``id.nonce``; empty: the log was empty;
+    None: not recorded)."""
+    if last == "":
         return True
-    row_id, _, nonce = last.partition(".")
+    row_id, _, nonce = (last or "").partition(".")
     if not row_id.isdigit():
         return False
     found = connection.execute(
