@@ -341,7 +341,7 @@ class SiteChange(Base):
         String(16),
         # Each engine's random expression, set by migration 0008.
         server_default=FetchedValue(),
-        comment="Random: tells this row from one another copy of the store wrote under the "
+        comment="Random: tells this row from a row another copy of the store wrote under the "
         "same id.",
     )
 

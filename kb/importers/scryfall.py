@@ -35,7 +35,7 @@ from kb.records import (
     RulingRecord,
 )
 
-# How Scryfall joins the faces of a multi-face card into one field (as in its own "name").
+# How the faces' rules texts are joined into one field (names, costs and types: FACE_SEPARATOR).
 FACE_TEXT_SEPARATOR = "\n//\n"
 
 

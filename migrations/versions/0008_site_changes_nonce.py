@@ -25,7 +25,7 @@ down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-COMMENT = "Random: tells this row from one another copy of the store wrote under the same id."
+COMMENT = "Random: tells this row from a row another copy of the store wrote under the same id."
 RANDOM = {
     "sqlite": "(lower(hex(randomblob(8))))",
     "postgresql": "substr(md5(random()::text), 1, 16)",
