@@ -336,6 +336,13 @@ def test_a_mana_cost_is_said_in_the_locale_words() -> None:
         '<span class="split" aria-hidden="true">//</span>'
         '<span class="ms ms-u" aria-hidden="true">U</span></span>'
     )
+    # A hybrid is drawn half and half: its first half's colour, then its second's.
+    hybrids = str(render.mana_symbols("{G/U}{2/B}{R/P}", english))
+    assert re.findall(r'class="(ms[^"]*)"', hybrids) == [
+        "ms ms-g ms-then-u ms-hybrid",
+        "ms ms-then-b ms-hybrid",
+        "ms ms-r ms-hybrid",
+    ]
 
 
 def test_a_review_stands_only_for_the_english_text_it_was_of(

@@ -93,19 +93,36 @@ def mana_symbols(cost: str, locale: Locale) -> Markup:
     for face in cost.split(FACE_SEPARATOR):
         symbols = []
         for symbol in _MANA_SYMBOL.findall(face):
-            colours = sorted(set(symbol.upper()) & _COLOURS, key="WUBRGC".index)
-            classes = ["ms"] + [f"ms-{colour.lower()}" for colour in colours[:1]]
-            if "/" in symbol:
-                classes.append("ms-hybrid")
             symbols.append(
                 Markup('<span class="{}" aria-hidden="true">{}</span>').format(
-                    " ".join(classes), symbol
+                    _symbol_classes(symbol), symbol
                 )
             )
         faces.append(Markup("").join(symbols))
     return Markup('<span class="mana-cost" role="img" aria-label="{}">{}</span>').format(
         mana_in_words(cost, locale), _FACE_MARK.join(faces)
     )
+
+
+def _symbol_classes(symbol: str) -> str:
+    """A symbol's colour classes: its first half's colour, and a hybrid's second half's
+    (``ms-then-u``), which the stylesheet draws as the symbol's other half; a generic half
+    (``2/W``'s 2) keeps the generic colour. Half mana (``HW``) has its colour."""
+    halves = [_colour_of(half) for half in symbol.upper().split("/") if half != "P"]
+    first, then = [*halves, ""][:2]
+    classes = ["ms"]
+    if first:
+        classes.append(f"ms-{first}")
+    if then:
+        classes.append(f"ms-then-{then}")
+    if "/" in symbol:
+        classes.append("ms-hybrid")
+    return " ".join(classes)
+
+
+def _colour_of(half: str) -> str:
+    colour = half[1:] if half[:1] == "H" else half
+    return colour.lower() if colour in _COLOURS else ""
 
 
 def mana_in_words(cost: str, locale: Locale) -> str:
