@@ -89,19 +89,23 @@ _FACE_MARK = Markup('<span class="split" aria-hidden="true">//</span>')
 def mana_symbols(cost: str, locale: Locale) -> Markup:
     """``{1}{U}`` as CSS-drawn symbols (a split card's faces apart), with the cost in the
     locale's words as the text alternative ("1 and blue", "1 und blau")."""
-    faces = []
-    for face in cost.split(FACE_SEPARATOR):
-        symbols = []
-        for symbol in _MANA_SYMBOL.findall(face):
-            symbols.append(
-                Markup('<span class="{}" aria-hidden="true">{}</span>').format(
-                    _symbol_classes(symbol), symbol
-                )
+    faces = [
+        Markup("").join(
+            Markup('<span class="{}" aria-hidden="true">{}</span>').format(
+                _symbol_classes(symbol), symbol
             )
-        faces.append(Markup("").join(symbols))
+            for symbol in symbols
+        )
+        for symbols in _symbols_by_face(cost)
+    ]
     return Markup('<span class="mana-cost" role="img" aria-label="{}">{}</span>').format(
         mana_in_words(cost, locale), _FACE_MARK.join(faces)
     )
+
+
+def _symbols_by_face(cost: str) -> list[list[str]]:
+    """``{1}{R} // {U}`` as [["1", "R"], ["U"]]."""
+    return [_MANA_SYMBOL.findall(face) for face in cost.split(FACE_SEPARATOR)]
 
 
 def _symbol_classes(symbol: str) -> str:
@@ -140,8 +144,8 @@ def mana_in_words(cost: str, locale: Locale) -> str:
         return phyrexian % {"mana": said} if is_phyrexian else said
 
     return FACE_SEPARATOR.join(
-        format_list([spoken(symbol) for symbol in _MANA_SYMBOL.findall(face)], locale=babel)
-        for face in cost.split(FACE_SEPARATOR)
+        format_list([spoken(symbol) for symbol in symbols], locale=babel)
+        for symbols in _symbols_by_face(cost)
     )
 
 
@@ -519,7 +523,6 @@ class CardPages:
     def __init__(self, mechanics: dict[str, MechanicView]) -> None:
         self.rulings = RulingItems(mechanics)
         self._bodies: dict[tuple[str, int, bool, int], _EncodedSlots] = {}
-        self._counts: dict[tuple[str, int], bytes] = {}
         self._last: tuple[CardView, _CardValues] | None = None
 
     def _body(self, locale: Locale, naming: int, cost: bool, faces: int) -> _EncodedSlots:
@@ -556,17 +559,11 @@ class CardPages:
             english=values.english,
             cost=_mana_cost(locale, card.mana_cost) if card.mana_cost else b"",
             **values.faces,
-            count=self._count(locale, len(card.rulings)),
+            count=_ruling_count(locale, len(card.rulings)),
             rulings=self.rulings.items(locale, card.rulings, values.rulings),
         )
         page = _card_frame(locale).fill(slug=values.slug, title=title, body=body)
         return Page(Urls.card(locale, card), page)
-
-    def _count(self, locale: Locale, rulings: int) -> bytes:
-        count = self._counts.get((locale.code, rulings))
-        if count is None:
-            count = self._counts[locale.code, rulings] = _ruling_count(locale, rulings).encode()
-        return count
 
     def _values(self, card: CardView) -> _CardValues:
         """The card's values escaped, once for all its pages (rendered one after the other)."""
@@ -595,11 +592,11 @@ NO_LOCAL_NAME, SAME_NAME, OWN_NAME = range(3)
 
 
 @cache
-def _ruling_count(locale: Locale, count: int) -> str:
-    """ "3 rulings" in the locale's plural form: a card page's heading, one per count."""
-    return translations(locale.code).ngettext("%(count)s ruling", "%(count)s rulings", count) % {
-        "count": count
-    }
+def _ruling_count(locale: Locale, count: int) -> bytes:
+    """ "3 rulings" in the locale's plural form, in UTF-8: a card page's heading, one per
+    count."""
+    text = translations(locale.code).ngettext("%(count)s ruling", "%(count)s rulings", count)
+    return str(text % {"count": count}).encode()
 
 
 CARD_ROOT = "../../"
