@@ -16,7 +16,8 @@ figures measured in the same run:
 - after the ruling on most cards is edited, an incremental build rewrites only the pages that
   show it, in ≤ 2% of the large full build's time: a new ``kb build``, and ``kb build --watch``
   (from each edit's commit to the watcher's line that the pages are written; the ruling edited
-  ``--rounds`` times, the median counts).
+  ``--rounds`` times, the median counts). For reference, the least any new process can take:
+  Python's start and the imports of the libraries kb's build reads and renders with.
 
 Each build runs in its own child process: its wall time is what a user waits for, its peak
 memory is resource.getrusage's ru_maxrss for the process itself (main) and for its children
@@ -99,6 +100,7 @@ atexit.register(peak_memory)
 sys.argv[0] = "kb"
 main()
 """
+STACK_IMPORTS = "import babel.dates, click, jinja2, sqlalchemy"
 CHILD_RUN = """
 import json, resource, subprocess, sys
 subprocess.run(sys.argv[1:], check=True)
@@ -146,6 +148,17 @@ def kb_build(db: Path, out: Path, jobs: int, full: bool) -> tuple[float, dict[st
     assert summary is not None, done.stdout
     measured = json.loads(done.stderr.strip().splitlines()[-1])
     return seconds, {"pages": int(summary[1]), "written": int(summary[2]), **measured}
+
+
+def new_process_floor(runs: int) -> float:
+    """The median wall time of a new Python process that imports the libraries a build reads
+    the store and renders with, and exits: the least a new ``kb build`` can take."""
+    seconds = []
+    for _run in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", STACK_IMPORTS], check=True, cwd=ROOT)
+        seconds.append(time.perf_counter() - start)
+    return statistics.median(seconds)
 
 
 def every_card(db: Path) -> list[Any]:
@@ -318,6 +331,7 @@ def main() -> None:
     edit_ruling(edited, ruling_id)
     os.sync()
     incremental_seconds, incremental = kb_build(edited, work / "site-large", args.jobs, full=False)
+    floor_seconds = new_process_floor(max(args.rounds, 3))
     watched, watched_written, watcher_mb = watched_edits(
         edited, work / "site-large", args.jobs, ruling_id, args.rounds
     )
@@ -336,6 +350,7 @@ def main() -> None:
         ("kb incremental, one ruling edited", incremental_seconds, incremental["pages"],
          f"{incremental['main_mb']:.0f} / {incremental['workers_mb']:.0f}",
          f"{incremental['written']} written"),
+        ("new process: Python and the imports", floor_seconds, 0, "", STACK_IMPORTS),
         (f"kb build --watch, median of {args.rounds} edits", watched_seconds,
          incremental["pages"], f"{watcher_mb:.0f}",
          f"edit to pages written: {', '.join(f'{s:.3f}' for s in watched)} s; "
@@ -354,6 +369,7 @@ def main() -> None:
         ("peak memory large / small", peak_large / peak_small, 1.5),
         ("incremental / large full", incremental_seconds / large_seconds, 0.02),
         ("kb build --watch / large full", watched_seconds / large_seconds, 0.02),
+        ("new process floor / large full", floor_seconds / large_seconds, None),
     ]
     print()
     for name, value, limit in targets:
