@@ -256,6 +256,39 @@ def test_collation_table_read_lazily_is_pyucas_own() -> None:
     assert lazy.table.root.children.get(0x10FFFF) is None
 
 
+def test_card_names_cannot_leave_the_output_folder(demo_store: Engine, tmp_path: Path) -> None:
+    """Cards named as paths, split cards, reserved names and non-Latin scripts: every file the
+    build writes is inside the output folder, with a URL-safe name, one page a card a locale."""
+    hostile = {
+        "../../outside": "../../draußen",
+        "/etc/passwd": "/etc/Passwort",
+        "..": "..",
+        "Who // What // When // Where // Why": "Wer // Was // Wann // Wo // Warum",
+        "What? Question: Answer": "Was? Frage: Antwort",
+        "index": "Index",
+        "三歩先": "三歩先",
+        "a" * 300: "b" * 300,
+    }
+    for name, german in hostile.items():
+        _add_card(demo_store, name, de=german)
+    out = tmp_path / "built" / "site"  # its parent holds the build's staging folder
+    build(demo_store, out)
+    files = [path for path in out.parent.rglob("*") if path.is_file()]
+    assert all(path.resolve().is_relative_to(out.resolve()) for path in files)
+    card_pages = {
+        path.relative_to(out).as_posix()
+        for path in out.glob("*/cards/*")
+        if path.is_file() and path.name != "index.html"  # the A–Z index of the cards
+    }
+    assert len(card_pages) == (2 + len(hostile)) * len(BY_CODE)
+    for page in card_pages:
+        assert re.fullmatch(r"[a-z-]+/cards/[a-z0-9]+(-[a-z0-9]+)*\.html", page), page
+    assert "de/cards/outside.html" in card_pages
+    assert any(re.fullmatch(r"de/cards/index-[0-9a-f]{8}\.html", page) for page in card_pages)
+    german = (out / "de/cards/who-what-when-where-why.html").read_text("utf-8")
+    assert "<title>Wer // Was // Wann // Wo // Warum" in german
+
+
 def test_build_is_deterministic_on_each_engine(demo_store: Engine, tmp_path: Path) -> None:
     first = build(demo_store, tmp_path / "one")
     second = build(demo_store, tmp_path / "two", BuildOptions(jobs=2, full=True))

@@ -7,7 +7,6 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 MAX_SLUG = 80
@@ -41,14 +40,6 @@ def unique_slugs(names: Iterable[str], reserved: frozenset[str] = frozenset()) -
         name: base if taken[base] == 1 and base not in reserved else f"{base}-{_digest(name)}"
         for name, base in bases.items()
     }
-
-
-def inside(root: Path, relative: str) -> Path:
-    """``root / relative``, refusing any path that would leave ``root``."""
-    target = (root / relative).resolve()
-    if not target.is_relative_to(root.resolve()):
-        raise ValueError(f"page path {relative!r} leaves the output folder")
-    return target
 
 
 def relative_href(from_page: str, to_page: str) -> str:
