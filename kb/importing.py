@@ -108,12 +108,16 @@ Parsed = ParsedBatch | ParsedFile
 def _parse_stream(item: InputFile) -> Iterator[Parsed]:
     """A source file of a streamed format as batches of records, then its checksum."""
     observer = _ReadObserver()
-    with streams.open_input(item.source, digest=observer) as stream:
-        for batch in chunks(STREAM_PARSERS[item.format](stream, item.source.name), BATCH_SIZE):
-            yield ParsedBatch(batch, observer.take_unreported())
-        # Whatever the parser did not read still counts in the checksum.
-        while stream.read(1 << 20):
-            pass
+    try:
+        with streams.open_input(item.source, digest=observer) as stream:
+            records = STREAM_PARSERS[item.format](stream, item.source.name)
+            for batch in chunks(records, BATCH_SIZE):
+                yield ParsedBatch(batch, observer.take_unreported())
+            # Whatever the parser did not read still counts in the checksum.
+            while stream.read(1 << 20):
+                pass
+    except streams.InvalidJson as error:
+        raise streams.located(error, item.source) from error
     yield ParsedFile(observer.sha256.hexdigest(), observer.take_unreported())
 
 

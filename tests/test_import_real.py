@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 
 from kb import db, importing, migrate
 from kb.engine import make_engine
+from kb.importers import streams
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
 
@@ -183,6 +184,58 @@ def test_invalid_source_aborts_the_whole_run(
     assert str(raised.value).startswith(f"{bad}")
     assert reason in str(raised.value)
     assert scalar(engine, select(func.count()).select_from(db.Card)) == 0
+    engine.dispose()
+
+
+BROKEN_JSON = b"""[
+ {"object": "ruling", "oracle_id": "x",
+  "published_at": "2024-01-01" "comment": "c"}
+]
+"""
+
+
+@pytest.mark.parametrize(
+    "name,content,message",
+    [
+        ("bad.json", BROKEN_JSON, "bad.json:3: invalid JSON: Expecting ',' delimiter (column 32)"),
+        (
+            "bad.json.gz",
+            gzip.compress(BROKEN_JSON, mtime=0),
+            "bad.json.gz:3: invalid JSON: Expecting ',' delimiter (column 32)",
+        ),
+        (
+            "cut.json",
+            BROKEN_JSON[:62],
+            "cut.json:3: truncated JSON: Unterminated string starting at (column 19)",
+        ),
+        (  # the damaged archive is what the error names, not the JSON it cuts short
+            "cut.json.gz",
+            gzip.compress(BROKEN_JSON, mtime=0)[:-12],
+            "cut.json.gz: unreadable or truncated input",
+        ),
+    ],
+)
+def test_broken_json_is_located_by_line_and_column(
+    sqlite_url: str, tmp_path: Path, name: str, content: bytes, message: str
+) -> None:
+    engine = make_engine(sqlite_url)
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    with pytest.raises(ParseError) as raised:
+        run_import(engine, [bad])
+    assert str(raised.value).removeprefix(f"{tmp_path}/").startswith(message)
+    engine.dispose()
+
+
+def test_broken_json_too_large_to_read_again_names_no_line(sqlite_url: str, tmp_path: Path) -> None:
+    engine = make_engine(sqlite_url)
+    bad = tmp_path / "large.json"
+    bad.write_bytes(
+        b'[{"object": "ruling", "oracle_id": "' + b"x" * streams.JSON_LOCATE_BYTES + b'" x]'
+    )
+    with pytest.raises(ParseError) as raised:
+        run_import(engine, [bad])
+    assert str(raised.value).startswith(f"{bad}: truncated or invalid JSON (lexical error")
     engine.dispose()
 
 

@@ -16,6 +16,7 @@ import datetime as dt
 import gzip
 import hashlib
 import io
+import json
 import lzma
 import re
 import zipfile
@@ -38,6 +39,12 @@ from kb.records import ParseError
 SNIFF_BYTES: Final = 64 * 1024
 """How much decompressed content detect_format reads: enough to reach a card object's "object"
 key (Scryfall sorts keys, so it comes after all_parts, artist, ..., legalities: ~4 KB in)."""
+
+JSON_LOCATE_BYTES: Final = 16 * 1024 * 1024
+"""The largest input (decompressed) that is read whole again to tell where its JSON breaks."""
+
+_READ_ERRORS: Final = (EOFError, OSError, lzma.LZMAError, zlib.error, zipfile.BadZipFile)
+"""What reading a damaged file or archive raises (truncated gzip, xz, bzip2 or zip)."""
 
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _XZ_MAGIC: Final = b"\xfd7zXZ\x00"
@@ -175,13 +182,40 @@ def read_errors_as_parse_errors(name: str) -> Iterator[None]:
     except ParseError:
         raise
     except ijson.IncompleteJSONError as error:
-        raise ParseError(name, f"truncated or invalid JSON ({_one_line(error)})") from error
+        raise InvalidJson(name, f"truncated or invalid JSON ({_one_line(error)})") from error
     except ijson.JSONError as error:
-        raise ParseError(name, f"invalid JSON ({_one_line(error)})") from error
+        raise InvalidJson(name, f"invalid JSON ({_one_line(error)})") from error
     except UnicodeDecodeError as error:
         raise ParseError(name, f"not UTF-8 text (byte {error.start}: {error.reason})") from error
-    except (EOFError, OSError, lzma.LZMAError, zlib.error, zipfile.BadZipFile) as error:
+    except _READ_ERRORS as error:
         raise ParseError(name, f"unreadable or truncated input ({_one_line(error)})") from error
+
+
+class InvalidJson(ParseError):
+    """JSON that does not parse: ijson, which streams it, does not say where."""
+
+
+def located(error: InvalidJson, source: Input) -> ParseError:
+    """``error`` with the line and column where the input's JSON breaks, from Python's own
+    parser, which tells them; as it is when the input is too large to read whole."""
+    try:
+        with open_input(source) as stream:
+            data = stream.read(JSON_LOCATE_BYTES + 1)
+    except _READ_ERRORS:
+        return error
+    if len(data) > JSON_LOCATE_BYTES:
+        return error
+    try:
+        json.loads(data)
+    except json.JSONDecodeError as found:
+        # A string left open runs to the end: in strict mode a line break inside one is an
+        # error of its own.
+        at_end = found.pos >= len(data.rstrip()) or found.msg.startswith("Unterminated string")
+        reason = f"{'truncated' if at_end else 'invalid'} JSON: {found.msg} (column {found.colno})"
+        return ParseError(error.path, reason, found.lineno)
+    except UnicodeDecodeError:
+        pass
+    return error
 
 
 def _one_line(error: BaseException) -> str:
