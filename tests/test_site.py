@@ -16,8 +16,6 @@ from urllib.parse import urldefrag
 import html5lib
 import pytest
 from click.testing import CliRunner
-from pyuca import Collator
-from pyuca.trie import Node
 from realdata import DATA
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
@@ -27,10 +25,10 @@ from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
-from kb.site import OutputFolderError, collation, render
+from kb.site import OutputFolderError, render
 from kb.site import build as site_build
 from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, build
-from kb.site.collation import collated, encode_weights, initial, sort_key
+from kb.site.collation import collated, letter, sort_key
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND
 from kb.site.serve import preview_server
@@ -197,63 +195,46 @@ def test_sitemap_robots_and_404(demo_site: Path) -> None:
     ) in not_found
 
 
-def test_collation_follows_the_unicode_collation_algorithm() -> None:
+def test_collation_is_each_locales_own() -> None:
+    def order(locale: str, names: list[str]) -> list[str]:
+        return collated(names, str, locale)
+
     names = ["Zebra", "Ezra", "Éclair", "eclair", "Fable", "Ebene"]
-    assert sorted(names, key=sort_key) == ["Ebene", "eclair", "Éclair", "Ezra", "Fable", "Zebra"]
-    assert sorted(["すし", "あさ", "かき"], key=sort_key) == ["あさ", "かき", "すし"]
-    # The same keys as pyuca, including names with contractions and combining marks.
-    for name in [
-        *names,
-        "Зёрнышко",
-        "Йошкар",
-        "ไก่",
-        "カード",
-        "l·l",
-        "Ĺubo",
-        "l\U0001d165",
-        "a\u0301b",
-        "한국어",
-        "三歩先",
-    ]:
-        assert sort_key(name) == encode_weights(Collator().sort_key(name)), name
-    assert [initial(name) for name in ["Éclair", "ärger", "한국", "三歩先", "42"]] == [
-        "E", "A", "ㅎ", "三", "#",
+    assert order("fr", names) == ["Ebene", "eclair", "Éclair", "Ezra", "Fable", "Zebra"]
+    # Spanish ñ is a letter after n; elsewhere it is an n with a tilde.
+    assert order("es", ["ñandú", "nube", "oso"]) == ["nube", "ñandú", "oso"]
+    assert order("en", ["ñandú", "nube", "oso"]) == ["ñandú", "nube", "oso"]
+    # Simplified Chinese by pinyin (a, ai, jiao, long, san), Traditional by strokes (3, 6, 8,
+    # 13, 16); Japanese kana in gojūon order, katakana with hiragana, before kanji.
+    hans = ["三步先", "龙", "交叉火力", "阿", "爱"]
+    assert order("zh-Hans", hans) == ["阿", "爱", "交叉火力", "龙", "三步先"]
+    hant = ["龍", "阿", "三步先", "愛", "交叉火力"]
+    assert order("zh-Hant", hant) == ["三步先", "交叉火力", "阿", "愛", "龍"]
+    assert order("ja", ["三歩先", "すし", "カード", "あさ"]) == ["あさ", "カード", "すし", "三歩先"]
+    assert order("ko", ["한국", "가나", "나비"]) == ["가나", "나비", "한국"]
+    assert sort_key("Éclair", "fr") > sort_key("Eclair", "fr")
+    # Equal names keep the order they were given in (the build's order is its input's).
+    entries = [("eclair", 1), ("Ezra", 2), ("eclair", 0)]
+    assert collated(entries, lambda entry: entry[0], "fr") == [
+        ("eclair", 1), ("eclair", 0), ("Ezra", 2),
     ]  # fmt: skip
 
 
-def test_collated_orders_as_the_whole_sort_key() -> None:
-    """collated compares the first level first: names tied there (case, accents, the same
-    name twice) still come in the order of their whole keys, equal keys in their given order."""
-    names = [
-        "eclair", "Éclair", "Eclair", "éclair", "Ezra", "l·l", "ll", "L·L", "Ĺubo", "Lubo",
-        "a\u0301b", "áb", "ab", "カード", "かーど", "三歩先", "한국어", "Zebra", "zebra", "",
-    ]  # fmt: skip
-    entries = [(name, number) for number, name in enumerate(names + names[::-1])]
-    by_whole_key = sorted(entries, key=lambda entry: sort_key(entry[0]))
-    assert collated(entries, lambda entry: entry[0]) == by_whole_key
-    assert collated(reversed(entries), lambda entry: entry[0]) == sorted(
-        reversed(entries), key=lambda entry: sort_key(entry[0])
-    )
+def test_index_letters_are_the_locales_own() -> None:
+    def labels(locale: str, names: list[str]) -> list[str]:
+        return [letter(name, locale)[1] for name in names]
 
-
-def test_collation_table_read_lazily_is_pyucas_own() -> None:
-    """kb reads DUCET a character at a time; every entry, contraction and implicit weight
-    comes out as pyuca's own reading of the whole table gives it."""
-    lazy = collation._collator()
-    whole = Collator()
-    assert lazy.implicit_weights == whole.implicit_weights
-
-    def assert_same(ours: Node, pyucas: Node, codes: list[int]) -> None:
-        assert ours.value == pyucas.value, codes
-        assert set(ours.children or ()) == set(pyucas.children or ()), codes
-        for code, node in (pyucas.children or {}).items():
-            assert_same(ours.children[code], node, [*codes, code])
-
-    for code, node in whole.table.root.children.items():
-        assert code in lazy.table.root.children
-        assert_same(lazy.table.root.children[code], node, [code])
-    assert 0x10FFFF not in lazy.table.root.children
-    assert lazy.table.root.children.get(0x10FFFF) is None
+    assert labels("de", ["Éclair", "ärger", "42 Wege", "Zorn"]) == ["E", "A", "#", "Z"]
+    assert labels("es", ["ñandú", "nube"]) == ["Ñ", "N"]
+    assert labels("ru", ["Живой", "Shock"]) == ["Ж", "S"]  # an English name on a Russian page
+    assert labels("ko", ["한국", "가나"]) == ["ㅎ", "ㄱ"]
+    assert labels("ja", ["カード", "すし", "あさ", "Shock"]) == ["か", "さ", "あ", "S"]
+    assert labels("zh-Hans", ["龙", "三步先", "阿"]) == ["L", "S", "A"]
+    assert labels("zh-Hant", ["三步先", "龍"]) == ["3劃", "16劃"]
+    # Sections are numbered in the locale's order, so a collated list comes section by section.
+    names = collated(["三步先", "龙", "阿", "Shock", "42", "爱"], str, "zh-Hans")
+    numbers = [letter(name, "zh-Hans")[0] for name in names]
+    assert numbers == sorted(numbers)
 
 
 def test_card_names_cannot_leave_the_output_folder(demo_store: Engine, tmp_path: Path) -> None:

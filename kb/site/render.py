@@ -30,7 +30,7 @@ from markupsafe import Markup, escape
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.records import FACE_SEPARATOR
 from kb.resources import resource_dir
-from kb.site.collation import collated, initial
+from kb.site.collation import collated, letter
 from kb.site.data import (
     CardEntry,
     CardView,
@@ -611,7 +611,7 @@ def _rulings_module(locale: Locale) -> Any:
 
 
 def by_local_name(named: Iterable[N], locale: Locale) -> list[N]:
-    return collated(named, lambda item: local_name(item, locale))
+    return collated(named, lambda item: local_name(item, locale), locale.code)
 
 
 def home_page(site: SiteIndex, locale: Locale) -> Page:
@@ -665,13 +665,14 @@ class CardList:
 
 
 def cards_page(cards: CardList) -> Page:
-    """A locale's cards A–Z, grouped by initial letter. The page is rendered with a slot for
-    each letter's items, then joined with the items themselves: a large site's list is
-    megabytes, which joining each letter's items first would hold a second time."""
+    """A locale's cards A–Z, in sections by the locale's index letters. The page is rendered
+    with a slot for each letter's items, then joined with the items themselves: a large site's
+    list is megabytes, which joining each letter's items first would hold a second time."""
     locale = cards.locale
-    groups: dict[str, list[str]] = {}
+    groups: dict[tuple[int, str], list[str]] = {}
     for card in cards.cards:
-        groups.setdefault(initial(local_name(card, locale)), []).append(cards.item(card))
+        section = letter(local_name(card, locale), locale.code)
+        groups.setdefault(section, []).append(cards.item(card))
     items = list(groups.values())
     path = Urls.cards(locale)
     shape = _render(
@@ -679,7 +680,7 @@ def cards_page(cards: CardList) -> Page:
         "cards.html",
         path,
         _versions(Urls.cards),
-        groups=[(letter, _slot(f"letter{number}")) for number, letter in enumerate(groups)],
+        groups=[(label, _slot(f"letter{slot}")) for slot, (_, label) in enumerate(groups)],
     )
     parts = _SLOT.split(shape)
     pieces = [parts[0]]

@@ -2,7 +2,7 @@
 
 The process looks at the store's change log (kb.changelog) many times a second: a query of one
 row, made on SQLite only when the store's files changed. It pays once for what every build
-needs (Python's start, the imports, the templates, Babel's locale data, the collation table)
+needs (Python's start, the imports, the templates, Babel's locale data, ICU's collators)
 and keeps what its last build read (kb.site.build.Kept): a build after an edit reads the cards
 the change log names and renders the pages that show them, not the store's index of every card
 or the output folder's manifest again.
@@ -42,7 +42,7 @@ def watch(
     database server gone) is told once. The manifest is written once the store is quiet, and
     before returning. Raises CodeChanged when kb's templates or code change on disk."""
     render.prepare(options.locales)
-    collation.prepare()
+    collation.prepare([locale.code for locale in options.locales])
     incremental = replace(options, full=False)
     changes = _Changes(engine, kept)
     told = ""
