@@ -170,3 +170,17 @@ def test_split_and_double_faced_cards_show_their_faces(real_site: BuildResult) -
         "utf-8"
     )
     assert "<li>Delver of Secrets</li>\n<li>Insectile Aberration</li>" in delver
+
+
+def test_a_to_z_pages_have_the_locales_index_letters_once_each(real_site: BuildResult) -> None:
+    def letters(locale: str) -> list[str]:
+        page = (real_site.out / locale / "cards" / "index.html").read_text("utf-8")
+        return re.findall(r'<h2 id="letter-\d+">([^<]*)</h2>', page)
+
+    for locale in LOCALES:
+        found = letters(locale.folder)
+        assert len(found) == len(set(found)), (locale.code, found)
+    # Chinese names under pinyin letters and stroke counts, not a section per character.
+    assert letters("zh-hans")[:4] == ["#", "A", "B", "C"] and len(letters("zh-hans")) < 30
+    assert letters("zh-hant")[1:4] == ["1劃", "2劃", "3劃"]
+    assert "Ñ" in letters("es") and "あ" in letters("ja")

@@ -41,15 +41,24 @@ def sort_key(name: str, locale: str) -> bytes:
 
 
 def collated(items: Iterable[T], name: Callable[[T], str], locale: str) -> list[T]:
-    """The items in the locale's order of their names; items of equal names in their given
-    order."""
+    """The items as the locale's index lists their names: section by section (letter), in the
+    locale's order within a section; items of equal names in their given order. (The order
+    alone would not keep a section together: Chinese collation puts every Han character
+    before the Latin letters, and the index lists a Latin name and a Han name of the same
+    pinyin letter under that letter.)"""
+    section = _index(locale).getBucketIndex
     key = _collator(locale).getSortKey
-    return sorted(items, key=lambda item: key(name(item)))
+
+    def section_and_key(item: T) -> tuple[int, bytes]:
+        text = name(item)
+        return section(text), key(text)
+
+    return sorted(items, key=section_and_key)
 
 
 def letter(name: str, locale: str) -> tuple[int, str]:
-    """The index section a name is listed under in the locale: its number, in the locale's
-    order, and its label. Names collated in the locale's order come section by section."""
+    """The index section a name is listed under in the locale: its number, in the order of
+    the locale's letters, and its label."""
     index = _index(locale)
     number: int = index.getBucketIndex(name)
     label: str = index.getBucket(number)[0]
