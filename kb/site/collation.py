@@ -34,18 +34,12 @@ def _index(locale: str) -> Any:
     return index.buildImmutableIndex()
 
 
-def sort_key(name: str, locale: str) -> bytes:
-    """The name's collation key in the locale (BCP 47 code: ``pt-BR``, ``zh-Hant``)."""
-    key: bytes = _collator(locale).getSortKey(name)
-    return key
-
-
 def collated(items: Iterable[T], name: Callable[[T], str], locale: str) -> list[T]:
-    """The items as the locale's index lists their names: section by section (letter), in the
-    locale's order within a section; items of equal names in their given order. (The order
-    alone would not keep a section together: Chinese collation puts every Han character
-    before the Latin letters, and the index lists a Latin name and a Han name of the same
-    pinyin letter under that letter.)"""
+    """The items as the index of ``locale`` (a BCP 47 code: ``pt-BR``, ``zh-Hant``) lists
+    their names: section by section (letter), in the locale's order within a section; items
+    of equal names in their given order. (The order alone would not keep a section together:
+    Chinese collation puts every Han character before the Latin letters, and the index lists
+    a Latin name and a Han name of the same pinyin letter under that letter.)"""
     section = _index(locale).getBucketIndex
     key = _collator(locale).getSortKey
 
