@@ -80,6 +80,24 @@ def test_json_output_and_table_by_default(database_url: str) -> None:
     assert run_kb(database_url, "sql", TWO_LOCALES).stdout.startswith("code  english_name\n")
 
 
+def test_a_query_that_is_not_utf8_is_one_line_error(database_url: str, tmp_path: Path) -> None:
+    latin1 = tmp_path / "q.sql"
+    latin1.write_bytes("SELECT 'Éclair'".encode("latin-1"))
+    from_file = run_kb(database_url, "sql", "--file", str(latin1))
+    assert from_file.exit_code == 1
+    assert (
+        from_file.output
+        == f"kb: error: {latin1}: not UTF-8 text (byte 8: invalid continuation byte)\n"
+    )
+    from_stdin = CliRunner().invoke(
+        cli, ["--db", database_url, "sql", "-"], input=latin1.read_bytes()
+    )
+    assert (
+        from_stdin.output
+        == "kb: error: stdin: not UTF-8 text (byte 8: invalid continuation byte)\n"
+    )
+
+
 def test_named_parameters_stdin_and_file(database_url: str, tmp_path: Path) -> None:
     query = "SELECT native_name FROM locales WHERE code = :code"
     assert run_kb(database_url, "sql", "--csv", query, "-p", "code", "it").stdout == (
