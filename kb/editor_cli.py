@@ -12,7 +12,16 @@ import click
 
 from kb import edits, schema_doc
 from kb.cli import LOCALE_CHOICE, App, KbError, clear_errors
-from kb.sql import OUTPUT_STYLES, QueryError, QueryResult, format_result, run_query, saved_queries
+from kb.locales import LOCALE_CODES
+from kb.sql import (
+    OUTPUT_STYLES,
+    QueryError,
+    QueryResult,
+    SavedQuery,
+    format_result,
+    run_query,
+    saved_queries,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -181,7 +190,39 @@ def query_command(
         raise KbError(
             f"{name} needs " + ", ".join(f"-p {parameter} VALUE" for parameter in missing)
         )
-    _run_and_print(app, queries[name].sql, params, time_limit, max_rows, style)
+    checked = _checked_parameters(app, queries[name], params)
+    _run_and_print(app, queries[name].sql, checked, time_limit, max_rows, style)
+
+
+_LOCALES_IN_ANY_CASE = {code.lower(): code for code in LOCALE_CODES}
+
+
+def _checked_parameters(
+    app: App, saved: SavedQuery, params: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...]:
+    """A saved query's -p locale (in any case: pt-br) and -p mechanic (a slug, in any case),
+    checked: a misspelt one would answer for a locale or a mechanic that does not exist, every
+    card missing its name or none tagged, rather than say so."""
+    checked = []
+    for parameter, value in params:
+        if parameter == "locale" and parameter in saved.parameters:
+            code = _LOCALES_IN_ANY_CASE.get(value.lower())
+            if code is None:
+                raise KbError(f"-p locale {value}: not one of {', '.join(LOCALE_CODES)}")
+            value = code
+        elif parameter == "mechanic" and parameter in saved.parameters:
+            value = value.lower()  # every slug is lower case
+            with edit_errors():
+                found = run_query(
+                    app.engine(), "SELECT 1 FROM mechanics WHERE slug = :slug", {"slug": value}
+                )
+            if not found.rows:
+                raise KbError(
+                    f"-p mechanic {value}: no mechanic has this slug "
+                    '(kb sql "SELECT slug FROM mechanics" lists them)'
+                )
+        checked.append((parameter, value))
+    return tuple(checked)
 
 
 @click.group("edit")

@@ -12,7 +12,7 @@ from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits
 from kb.engine import make_engine
-from kb.sql import saved_queries
+from kb.sql import run_query, saved_queries
 
 
 def rows(database_url: str, *args: str) -> list[dict[str, str]]:
@@ -49,6 +49,24 @@ def test_missing_parameter_and_unknown_query_are_one_line_errors(database_url: s
     assert missing.stderr == "kb: error: missing_names needs -p mechanic VALUE\n"
     unknown = run_kb(database_url, "query", "nope")
     assert unknown.stderr == "kb: error: no saved query 'nope'; kb query --list shows them\n"
+
+
+def test_a_misspelt_locale_or_mechanic_is_an_error_not_an_answer(demo_url: str) -> None:  # noqa: F811
+    def stderr(mechanic: str, locale: str) -> str:
+        args = ["missing_names", "-p", "mechanic", mechanic, "-p", "locale", locale]
+        return run_kb(demo_url, "query", *args).stderr
+
+    assert stderr("spree", "xx") == (
+        "kb: error: -p locale xx: not one of en, de, fr, it, es, pt-BR, ja, ko, ru, zh-Hans, "
+        "zh-Hant\n"
+    )
+    assert stderr("sprey", "ko") == (
+        "kb: error: -p mechanic sprey: no mechanic has this slug "
+        '(kb sql "SELECT slug FROM mechanics" lists them)\n'
+    )
+    # Any case is the same locale or mechanic.
+    korean = rows(demo_url, "missing_names", "-p", "mechanic", "Spree", "-p", "locale", "KO")
+    assert len(korean) == 2
 
 
 def test_missing_names(demo_url: str) -> None:  # noqa: F811
@@ -142,7 +160,8 @@ def test_translations_to_review(demo_url: str) -> None:  # noqa: F811
 
 @pytest.mark.parametrize("name", sorted(saved_queries()))
 def test_every_saved_query_runs_on_an_empty_store(database_url: str, name: str) -> None:
-    params = [
-        arg for parameter in saved_queries()[name].parameters for arg in ("-p", parameter, "x")
-    ]
-    assert rows(database_url, name, *params) == []
+    saved = saved_queries()[name]
+    engine = make_engine(database_url)
+    result = run_query(engine, saved.sql, dict.fromkeys(saved.parameters, "it"))
+    assert result.rows == []
+    engine.dispose()
