@@ -545,6 +545,12 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     assert "xx: not one of en, de, fr" in bad.output
     none = runner.invoke(cli, [*args, "--locale", ","])
     assert none.exit_code == 2 and "Invalid value for '--locale': no locale given" in none.output
+    unwritable = runner.invoke(cli, [*args[:2], "build", "--out", "/proc/site"])
+    assert unwritable.exit_code == 1
+    assert unwritable.output == (
+        "kb: error: /proc: cannot make the build's staging folder here (No such file or "
+        "directory)\n"
+    )
     for address in ("rulings.example.org", "javascript:alert(1)", "ftp://example.org/"):
         wrong = runner.invoke(cli, [*args, "--base-url", address])
         assert wrong.exit_code == 2, address

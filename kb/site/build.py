@@ -873,7 +873,11 @@ def _build(
     by_id = sorted(looked_at, key=lambda position: index.cards[position].id)
     shares = [by_id[start:end] for start, end in _share_bounds(len(by_id), options.jobs)]
     loaded(len(by_id) * len(built))
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as error:  # it names the random folder; the one to fix is where it goes
+        reason = f"cannot make the build's staging folder here ({error.strerror})"
+        raise OSError(error.errno, reason, str(out.parent)) from error
     try:
         for locale in options.locales:
             (staging / locale.folder / "cards").mkdir(parents=True)
