@@ -177,7 +177,8 @@ def query_command(
     style: str,
 ) -> None:
     """Run the saved query NAME (queries/NAME.sql), or list them with --list."""
-    queries = saved_queries()
+    with edit_errors():
+        queries = saved_queries()
     if list_queries or name is None:
         for saved in queries.values():
             parameters = "".join(f" -p {parameter} …" for parameter in saved.parameters)

@@ -28,6 +28,7 @@ import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -108,13 +109,20 @@ def parse_saved_query(name: str, sql: str) -> SavedQuery:
     )
 
 
-def saved_queries() -> dict[str, SavedQuery]:
-    """The saved queries by name (the file name without .sql)."""
-    folder = resource_dir(SAVED_QUERIES)
+def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
+    """The saved queries of ``folder`` (kb's queries/) by name: the file name without .sql."""
+    folder = folder or resource_dir(SAVED_QUERIES)
     return {
-        path.stem: parse_saved_query(path.stem, path.read_text(encoding="utf-8"))
+        path.stem: parse_saved_query(path.stem, _text(path))
         for path in sorted(folder.glob("*.sql"))
     }
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise QueryError(f"{path}: not UTF-8 text (byte {error.start}: {error.reason})") from error
 
 
 def run_query(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -12,7 +13,7 @@ from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits
 from kb.engine import make_engine
-from kb.sql import run_query, saved_queries
+from kb.sql import QueryError, run_query, saved_queries
 
 
 def rows(database_url: str, *args: str) -> list[dict[str, str]]:
@@ -37,6 +38,15 @@ def test_every_saved_query_has_a_title_and_description() -> None:
         "mechanic": "mechanic slug, e.g. spree",
         "locale": "locale code, e.g. it",
     }
+
+
+def test_a_saved_query_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    (tmp_path / "latin1.sql").write_bytes("-- title: Éclair\nSELECT 1".encode("latin-1"))
+    with pytest.raises(QueryError) as raised:
+        saved_queries(tmp_path)
+    assert str(raised.value) == (
+        f"{tmp_path / 'latin1.sql'}: not UTF-8 text (byte 10: invalid continuation byte)"
+    )
 
 
 def test_list_shows_names_parameters_and_titles(database_url: str) -> None:
