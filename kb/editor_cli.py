@@ -18,6 +18,7 @@ from kb.sql import (
     QueryError,
     QueryResult,
     SavedQuery,
+    check_parameters_used,
     format_result,
     run_query,
     saved_queries,
@@ -191,6 +192,8 @@ def query_command(
         raise KbError(
             f"{name} needs " + ", ".join(f"-p {parameter} VALUE" for parameter in missing)
         )
+    with edit_errors():  # before the values are checked: a misspelt name is the likelier slip
+        check_parameters_used(queries[name].sql, dict(params))
     checked = _checked_parameters(app, queries[name], params)
     _run_and_print(app, queries[name].sql, checked, time_limit, max_rows, style)
 

@@ -134,11 +134,11 @@ def run_query(
 ) -> QueryResult:
     """Run ``sql`` read-only with named ``:name`` parameters; raise QueryError on any failure."""
     _check_is_query(sql)
-    _check_parameters_used(sql, params or {})
+    check_parameters_used(sql, params or {})
     return execute_read_only(engine, sql, params, time_limit, max_rows)
 
 
-def _check_parameters_used(sql: str, params: Mapping[str, Any]) -> None:
+def check_parameters_used(sql: str, params: Mapping[str, Any]) -> None:
     """A value given for no :name of the query is most likely a misspelt name (SQLite would
     ignore it): say so rather than answer a different question."""
     used = text(sql).compile().params
