@@ -20,6 +20,7 @@ from kb.sql import (
     SavedQuery,
     check_parameters_used,
     format_result,
+    query_text,
     run_query,
     saved_queries,
 )
@@ -147,20 +148,14 @@ def sql_command(
     """
     if (query is None) == (query_file is None):
         raise KbError("give a query, '-' to read it from stdin, or --file FILE")
-    if query_file is not None:
-        sql = _utf8(query_file.read_bytes(), str(query_file))
-    elif query == "-":
-        sql = _utf8(sys.stdin.buffer.read(), "stdin")
-    else:
-        sql = str(query)
+    with edit_errors():
+        if query_file is not None:
+            sql = query_text(query_file.read_bytes(), str(query_file))
+        elif query == "-":
+            sql = query_text(sys.stdin.buffer.read(), "stdin")
+        else:
+            sql = str(query)
     _run_and_print(app, sql, params, time_limit, max_rows, style)
-
-
-def _utf8(data: bytes, name: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise KbError(f"{name}: not UTF-8 text (byte {error.start}: {error.reason})") from error
 
 
 @click.command("query")

@@ -113,16 +113,17 @@ def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
     """The saved queries of ``folder`` (kb's queries/) by name: the file name without .sql."""
     folder = folder or resource_dir(SAVED_QUERIES)
     return {
-        path.stem: parse_saved_query(path.stem, _text(path))
+        path.stem: parse_saved_query(path.stem, query_text(path.read_bytes(), str(path)))
         for path in sorted(folder.glob("*.sql"))
     }
 
 
-def _text(path: Path) -> str:
+def query_text(data: bytes, name: str) -> str:
+    """A query read from a file or stdin (``name``), which must be UTF-8."""
     try:
-        return path.read_bytes().decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise QueryError(f"{path}: not UTF-8 text (byte {error.start}: {error.reason})") from error
+        raise QueryError(f"{name}: not UTF-8 text (byte {error.start}: {error.reason})") from error
 
 
 def run_query(
