@@ -28,7 +28,7 @@ from kb.locales import BY_CODE
 from kb.site import OutputFolderError, render
 from kb.site import build as site_build
 from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, build
-from kb.site.collation import collated, letter
+from kb.site.collation import collated, label, sectioned
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND
 from kb.site.serve import preview_server
@@ -222,7 +222,7 @@ def test_collation_is_each_locales_own() -> None:
 
 def test_index_letters_are_the_locales_own() -> None:
     def labels(locale: str, names: list[str]) -> list[str]:
-        return [letter(name, locale)[1] for name in names]
+        return [label(sectioned([name], str, locale)[0][0], locale) for name in names]
 
     assert labels("de", ["Éclair", "ärger", "42 Wege", "Zorn"]) == ["E", "A", "#", "Z"]
     assert labels("es", ["ñandú", "nube"]) == ["Ñ", "N"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
+from operator import itemgetter
 from typing import Any, TypeVar
 
 import icu  # type: ignore[import-untyped]  # PyICU ships no type hints
@@ -34,29 +35,35 @@ def _index(locale: str) -> Any:
     return index.buildImmutableIndex()
 
 
-def collated(items: Iterable[T], name: Callable[[T], str], locale: str) -> list[T]:
+def sectioned(items: Iterable[T], name: Callable[[T], str], locale: str) -> list[tuple[int, T]]:
     """The items as the index of ``locale`` (a BCP 47 code: ``pt-BR``, ``zh-Hant``) lists
-    their names: section by section (letter), in the locale's order within a section; items
-    of equal names in their given order. (The order alone would not keep a section together:
-    Chinese collation puts every Han character before the Latin letters, and the index lists
-    a Latin name and a Han name of the same pinyin letter under that letter.)"""
+    their names, each with its section's number (see ``label``): section by section, in the
+    locale's order within a section; items of equal names in their given order. (The order
+    alone would not keep a section together: Chinese collation puts every Han character
+    before the Latin letters, and the index lists a Latin name and a Han name of the same
+    pinyin letter under that letter.)"""
     section = _index(locale).getBucketIndex
     key = _collator(locale).getSortKey
-
-    def section_and_key(item: T) -> tuple[int, bytes]:
+    keyed = []
+    for item in items:
         text = name(item)
-        return section(text), key(text)
+        keyed.append((section(text), key(text), item))
+    keyed.sort(key=_SECTION_AND_KEY)
+    return [(number, item) for number, _key, item in keyed]
 
-    return sorted(items, key=section_and_key)
+
+_SECTION_AND_KEY = itemgetter(0, 1)
 
 
-def letter(name: str, locale: str) -> tuple[int, str]:
-    """The index section a name is listed under in the locale: its number, in the order of
-    the locale's letters, and its label."""
-    index = _index(locale)
-    number: int = index.getBucketIndex(name)
-    label: str = index.getBucket(number)[0]
-    return number, label
+def collated(items: Iterable[T], name: Callable[[T], str], locale: str) -> list[T]:
+    """The items as sectioned lists them, without the sections' numbers."""
+    return [item for _number, item in sectioned(items, name, locale)]
+
+
+def label(section: int, locale: str) -> str:
+    """The label of the locale's index section ``section``: its letter, ``#`` or ``…``."""
+    text: str = _index(locale).getBucket(section)[0]
+    return text
 
 
 def prepare(locales: Sequence[str]) -> None:

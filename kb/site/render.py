@@ -30,7 +30,7 @@ from markupsafe import Markup, escape
 from kb.locales import BY_CODE, LOCALES, Locale
 from kb.records import FACE_SEPARATOR
 from kb.resources import resource_dir
-from kb.site.collation import collated, letter
+from kb.site.collation import collated, label, sectioned
 from kb.site.data import (
     CardEntry,
     CardView,
@@ -635,7 +635,10 @@ class CardList:
 
     def __init__(self, cards: Iterable[LocalizedCard], locale: Locale) -> None:
         self.locale = locale
-        self.cards = by_local_name(cards, locale)
+        listed = sectioned(cards, lambda card: local_name(card, locale), locale.code)
+        self.cards = [card for _section, card in listed]
+        self.sections = [section for section, _card in listed]
+        """Each card's section of the locale's index (collation.label), in the same order."""
         self._rank = {card.id: rank for rank, card in enumerate(self.cards)}
         self._items: dict[int, str] = {}
         self._shapes: dict[bool, _Slots] = {}
@@ -669,9 +672,8 @@ def cards_page(cards: CardList) -> Page:
     with a slot for each letter's items, then joined with the items themselves: a large site's
     list is megabytes, which joining each letter's items first would hold a second time."""
     locale = cards.locale
-    groups: dict[tuple[int, str], list[str]] = {}
-    for card in cards.cards:
-        section = letter(local_name(card, locale), locale.code)
+    groups: dict[int, list[str]] = {}
+    for section, card in zip(cards.sections, cards.cards, strict=True):
         groups.setdefault(section, []).append(cards.item(card))
     items = list(groups.values())
     path = Urls.cards(locale)
@@ -680,7 +682,10 @@ def cards_page(cards: CardList) -> Page:
         "cards.html",
         path,
         _versions(Urls.cards),
-        groups=[(label, _slot(f"letter{slot}")) for slot, (_, label) in enumerate(groups)],
+        groups=[
+            (label(section, locale.code), _slot(f"letter{slot}"))
+            for slot, section in enumerate(groups)
+        ],
     )
     parts = _SLOT.split(shape)
     pieces = [parts[0]]
