@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 FACE_SEPARATOR = " // "
 """Between the faces of a card of several faces, in its name ("Fire // Ice"), mana cost and
 type line."""
+FACE_TEXT_SEPARATOR = "\n//\n"
+"""Between the faces' rules texts, in a card's Oracle text."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from kb.importers.scryfall import FACE_TEXT_SEPARATOR
 from kb.importers.streams import (
     ALL_PRINTINGS,
     ATOMIC_CARDS,
@@ -40,6 +39,7 @@ from kb.importers.streams import (
 from kb.locales import canonical_locale
 from kb.records import (
     FACE_SEPARATOR,
+    FACE_TEXT_SEPARATOR,
     CardNameRecord,
     CardRecord,
     CardRef,

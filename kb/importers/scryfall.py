@@ -28,15 +28,13 @@ from kb.importers.streams import (
 from kb.locales import canonical_locale
 from kb.records import (
     FACE_SEPARATOR,
+    FACE_TEXT_SEPARATOR,
     CardNameRecord,
     CardRecord,
     CardRef,
     ParseError,
     RulingRecord,
 )
-
-# How the faces' rules texts are joined into one field (names, costs and types: FACE_SEPARATOR).
-FACE_TEXT_SEPARATOR = "\n//\n"
 
 
 def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
