@@ -10,6 +10,7 @@ revert`` applies a revision backwards through the same path.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Table, and_, delete, insert, or_, select, true, update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import InstrumentedAttribute
 
 from kb import text as ruling_text
@@ -63,10 +64,30 @@ def edit_transaction(engine: Engine) -> Iterator[Connection]:
     with engine.connect() as connection:
         if connection.dialect.name == "sqlite":
             connection.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-            connection.exec_driver_sql("PRAGMA journal_mode = WAL")
+            _use_wal(connection)
             connection.exec_driver_sql("BEGIN IMMEDIATE")
         yield connection
         connection.commit()  # on an exception, leaving the block rolls back
+
+
+def _use_wal(connection: Connection) -> None:
+    """Put the SQLite store in WAL mode (it stays so), waiting for other editors doing the same.
+
+    Switching needs an exclusive lock, and SQLite answers "database is locked" at once, without
+    waiting for the busy timeout, to the second of two connections that each hold a shared
+    lock and want it (which would deadlock): several editors' first edits of a store switch it
+    at the same moment. So the switch is tried again until the busy timeout."""
+    if connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal":
+        return
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            connection.exec_driver_sql("PRAGMA journal_mode = WAL")
+            return
+        except OperationalError as error:
+            if "database is locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _table(name: str) -> Table:

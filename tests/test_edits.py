@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+import sqlite3
 import threading
 
 import pytest
@@ -15,6 +16,7 @@ from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits, text
 from kb.engine import make_engine
+from kb.importing import run_import
 
 SAME_MODE = 2  # "You can’t choose the same mode more than once.", on both demo cards
 SAME_MODE_TEXT = "You can’t choose the same mode more than once."
@@ -242,6 +244,25 @@ def ruling_text_now(engine: Engine) -> str:
         return connection.execute(
             select(db.Ruling.text).where(db.Ruling.id == SAME_MODE)
         ).scalar_one()
+
+
+def test_an_edit_waits_for_another_writer_to_put_the_store_in_wal_mode(sqlite_url: str) -> None:
+    """Switching a SQLite store to WAL needs an exclusive lock, and SQLite refuses it at once,
+    without the busy timeout, while another connection holds a write lock: the edit waits."""
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    writer = sqlite3.connect(engine.url.database, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("UPDATE rulings SET origin = origin WHERE id = 2")
+    releasing = threading.Timer(0.3, writer.execute, ["COMMIT"])
+    releasing.start()
+    edits.set_ruling_text(engine, "ann", SAME_MODE, SAME_MODE_TEXT + " (702.172)")
+    releasing.join()
+    writer.close()
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    assert ruling_text_now(engine) == SAME_MODE_TEXT + " (702.172)"
+    engine.dispose()
 
 
 def test_parallel_editors_lose_no_update(demo_url: str) -> None:  # noqa: F811
