@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -41,16 +42,25 @@ STYLE_HELP = {
 
 
 def output_options(command: F) -> F:
-    """--table (default), --csv, --tsv, --json, --markdown: one ``style`` parameter."""
+    """--table (default), --csv, --tsv, --json, --markdown: one ``style`` parameter.
+
+    Each style is its own flag so that two of them given together are an error, not the last
+    one silently winning."""
+
+    @functools.wraps(command)
+    def with_style(*args: Any, **kwargs: Any) -> Any:
+        chosen = [style for style in OUTPUT_STYLES if kwargs.pop(f"as_{style}")]
+        if len(chosen) > 1:
+            flags = " and ".join(f"--{style}" for style in chosen)
+            raise click.UsageError(f"choose one output style, not {flags}")
+        return command(*args, style=chosen[0] if chosen else "table", **kwargs)
+
     for style in reversed(OUTPUT_STYLES):
-        command = click.option(
-            f"--{style}",
-            "style",
-            flag_value=style,
-            default=style == "table",
-            help=f"Print the result as {STYLE_HELP[style]}.",
-        )(command)
-    return command
+        help_text = f"Print the result as {STYLE_HELP[style]}."
+        with_style = click.option(f"--{style}", f"as_{style}", is_flag=True, help=help_text)(
+            with_style
+        )
+    return cast(F, with_style)
 
 
 def query_options(command: F) -> F:

@@ -80,6 +80,16 @@ def test_json_output_and_table_by_default(database_url: str) -> None:
     assert run_kb(database_url, "sql", TWO_LOCALES).stdout.startswith("code  english_name\n")
 
 
+def test_two_output_styles_are_a_usage_error(database_url: str) -> None:
+    result = run_kb(database_url, "sql", "--json", "--csv", TWO_LOCALES)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.endswith("Error: choose one output style, not --csv and --json\n")
+    history = run_kb(database_url, "history", "--table", "--markdown")
+    assert history.exit_code == 2
+    assert "Error: choose one output style, not --table and --markdown\n" in history.stderr
+
+
 def test_a_query_that_is_not_utf8_is_one_line_error(database_url: str, tmp_path: Path) -> None:
     latin1 = tmp_path / "q.sql"
     latin1.write_bytes("SELECT 'Éclair'".encode("latin-1"))
