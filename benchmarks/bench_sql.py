@@ -8,11 +8,12 @@ are built once into benchmarks/out/ (SQLite) and, with ``--postgres URL`` (or en
 KB_TEST_POSTGRES_URL), into the databases kb_bench and peer_bench of that server.
 
 For every saved query and a typical query on every view, the run times kb's SQL and the peer
-SQL an editor would write for the same question (median of ``--runs`` after one warm-up, on one
-open connection each, the two sides taking turns run by run), checks that the answers agree
+SQL an editor would write for the same question (the median after one warm-up, on one open
+connection each, every run planned; the side that has spent less time runs next, each side at
+least ``--runs`` runs and a second, at most 3 s after 3 runs), checks that the answers agree
 once the layouts' differences are normalised, and reads the plans (SQLite: EXPLAIN QUERY
-PLAN, PostgreSQL: EXPLAIN) for index use. Targets: kb ≤ 0.1 × the peer's time or under 1 ms,
-and under 50 ms.
+PLAN, PostgreSQL: EXPLAIN) for index use. Targets: kb ≤ 0.1 × the peer's time or under 1 ms
+(issue 5), and under 50 ms (DESIGN.md's bound for an editor's typical query, shown for all).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,14 @@ from kb.sql import saved_queries
 from kb.text import TYPOGRAPHIC_FOLDS, normalize
 
 Rows = Sequence[Row[Any]]
-# The peer's SQL quotes its mixed-case table names: PostgreSQL folds unquoted names to lower case.
 TARGET_RATIO = 0.1
 FAST_ENOUGH_MS = 1.0
 DESIGN_LIMIT_MS = 50.0
 # A slow query is timed fewer times: at least 3 runs, then until this many seconds are spent.
 TIME_BUDGET_SECONDS = 3.0
+# A fast query is timed until this many seconds are spent: seven runs of a lookup take a few
+# milliseconds, and their median is whatever the shared machine was doing in those.
+WINDOW_SECONDS = 1.0
 
 
 # Rulings a card of several printings repeats: the peer needs DISTINCT, and kb's one ruling may
@@ -118,7 +121,8 @@ class Case:
 class Measure:
     milliseconds: float
     rows: Rows
-    plan: list[str] = field(default_factory=list)
+    plan: list[str]
+    runs: int
 
 
 def _explain(connection: Connection, sql: str, params: dict[str, Any]) -> list[str]:
@@ -136,34 +140,54 @@ class _Timing:
     sql: str
     params: dict[str, Any]
     times: list[float] = field(default_factory=list)
+    spent: float = 0.0
 
     def __post_init__(self) -> None:
         self.statement = text(self.sql)
+        # Timed at the driver (sqlite3, psycopg): the query's own cost, without SQLAlchemy's
+        # bookkeeping per call (~0.1 ms here, the same for any query on either side).
+        driver = self.connection.connection.driver_connection
+        assert driver is not None, "an open connection has its driver's"
+        self.driver = driver
+        self.driver_sql: str = self.sql
+        self.driver_params: Mapping[str, Any] = self.params
+        if self.connection.dialect.name != "sqlite":  # sqlite3 binds :name itself
+            # psycopg prepares a statement on its sixth run, and PostgreSQL may then reuse a
+            # plan: an editor's kb sql runs a query once, so every run here is planned too.
+            driver.prepare_threshold = None
+            compiled = self.statement.compile(dialect=self.connection.dialect)
+            self.driver_sql = compiled.string
+            self.driver_params = compiled.construct_params(self.params)
 
     def wanted(self, runs: int) -> bool:
-        return len(self.times) < runs and (
-            len(self.times) < 3 or sum(self.times) < TIME_BUDGET_SECONDS
+        return len(self.times) < 3 or (
+            self.spent < TIME_BUDGET_SECONDS
+            and (len(self.times) < runs or self.spent < WINDOW_SECONDS)
         )
 
     def run(self) -> None:
         started = time.perf_counter()
-        self.connection.execute(self.statement, self.params).fetchall()
-        self.times.append(time.perf_counter() - started)
+        cursor = self.driver.cursor()
+        cursor.execute(self.driver_sql, self.driver_params)
+        cursor.fetchall()
+        elapsed = time.perf_counter() - started
+        self.times.append(elapsed)
+        self.spent += elapsed
 
     def measure(self, rows: Rows) -> Measure:
         milliseconds = statistics.median(self.times) * 1000
-        return Measure(milliseconds, rows, _explain(self.connection, self.sql, self.params))
+        plan = _explain(self.connection, self.sql, self.params)
+        return Measure(milliseconds, rows, plan, len(self.times))
 
 
 def _measure(sides: list[_Timing], runs: int) -> list[Measure]:
-    """Each side's median after one warm-up (caches and plan). The sides take turns, run by
-    run: the machine is shared, and a load that comes and goes then slows both sides alike
-    rather than whichever side was being timed at the moment."""
+    """Each side's median after one warm-up (caches and plan). The side that has spent less
+    time runs next, until every side has what it wants: the machine is shared, and a load that
+    comes and goes then slows both sides alike rather than whichever side was being timed at
+    the moment (a 1 ms query runs about ten times for each run of a 10 ms one)."""
     answers = [side.connection.execute(side.statement, side.params).fetchall() for side in sides]
     while any(side.wanted(runs) for side in sides):
-        for side in sides:
-            if side.wanted(runs):
-                side.run()
+        min(sides, key=lambda side: side.spent).run()
     return [side.measure(rows) for side, rows in zip(sides, answers, strict=True)]
 
 
@@ -387,10 +411,10 @@ class Result:
 
     @property
     def on_target(self) -> bool:
-        fast = self.kb.milliseconds < FAST_ENOUGH_MS
+        """The issue's target: at most a tenth of the peer's time, or under 1 ms."""
         ratio = self.ratio
-        return self.kb.milliseconds < DESIGN_LIMIT_MS and (
-            fast or (ratio is not None and ratio <= TARGET_RATIO)
+        return self.kb.milliseconds < FAST_ENOUGH_MS or (
+            ratio is not None and ratio <= TARGET_RATIO
         )
 
 
@@ -410,19 +434,22 @@ def run(engine_name: str, kb: Engine, peer: Engine, runs: int) -> list[Result]:
 
 def table(results: list[Result]) -> str:
     lines = [
-        "| engine | query | kb ms | peer ms | ratio | same answer | kb index | "
-        "kb full scans | peer index | on target |",
-        "|---|---|--:|--:|--:|---|---|---|---|---|",
+        "| engine | query | kb ms | peer ms | ratio | runs | same answer | kb index | "
+        "kb full scans | peer index | on target | under 50 ms |",
+        "|---|---|--:|--:|--:|--:|---|---|---|---|---|---|",
     ]
     for result in results:
         peer = result.peer
         lines.append(
             f"| {result.engine} | {result.case.name} | {result.kb.milliseconds:.2f} | "
             + (f"{peer.milliseconds:.2f} | {result.ratio:.3f}" if peer else "– | –")
+            + f" | {result.kb.runs}"
+            + (f" / {peer.runs}" if peer else "")
             + f" | {result.same} | {'yes' if index_used(result.kb.plan) else 'no'} | "
             f"{', '.join(full_scans(result.kb.plan)) or '–'} | "
             + ("yes" if peer and index_used(peer.plan) else "no" if peer else "–")
-            + f" | {'yes' if result.on_target else 'NO'} |"
+            + f" | {'yes' if result.on_target else 'NO'}"
+            + f" | {'yes' if result.kb.milliseconds < DESIGN_LIMIT_MS else 'NO'} |"
         )
     return "\n".join(lines)
 
