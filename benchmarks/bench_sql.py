@@ -64,7 +64,8 @@ def _sql_folded(column: str) -> str:
 
 
 # MTGJSON names a reversible card's printing "Propaganda // Propaganda" (one card on both
-# sides); kb, and an editor counting cards, take it for Propaganda, not a card of its own.
+# sides); kb, and an editor counting cards, take it for Propaganda, not a card of its own. The
+# peer's SQL quotes its mixed-case names: PostgreSQL folds unquoted names to lower case.
 PEER_CARD = """CASE WHEN c.layout = 'reversible_card' THEN c."faceName" ELSE c.name END"""
 
 PEER_RULING_CARD_COUNTS = f"""
