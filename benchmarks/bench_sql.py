@@ -146,7 +146,7 @@ class _Timing:
     def __post_init__(self) -> None:
         self.statement = text(self.sql)
         # Timed at the driver (sqlite3, psycopg): the query's own cost, without SQLAlchemy's
-        # bookkeeping per call (~0.1 ms here, the same for any query on either side).
+        # bookkeeping per call (0.1–0.15 ms here, the same for any query on either side).
         driver = self.connection.connection.driver_connection
         assert driver is not None, "an open connection has its driver's"
         self.driver = driver
