@@ -170,17 +170,15 @@ def position(connection: Connection) -> str:
     renders. ``store`` tells this store from a copy of it, whose log may reach the same value
     with other writes; ``last`` is the log's last row (``id.nonce``, empty for an empty log),
     which tells this log from an older copy's put back in its place and written to since."""
+    last = connection.execute(
+        text("SELECT id, nonce FROM site_changes ORDER BY id DESC LIMIT 1")
+    ).one_or_none()
     if connection.dialect.name == "postgresql":
         store, value = connection.execute(
             text(f"SELECT {_POSTGRESQL_STORE}, pg_current_snapshot()::text")
         ).one()
-    else:
-        store, value = _sqlite_store(connection), None
-    last = connection.execute(
-        text("SELECT id, nonce FROM site_changes ORDER BY id DESC LIMIT 1")
-    ).one_or_none()
-    if value is None:  # SQLite: the last row's id (writers are serialized)
-        value = last.id if last else 0
+    else:  # the last row's id: SQLite serializes writers
+        store, value = _sqlite_store(connection), last.id if last else 0
     row = f"{last.id}.{last.nonce}" if last else ""
     return f"{connection.dialect.name}:{store}:{value}@{row}"
 
