@@ -34,7 +34,6 @@ from urllib.parse import quote
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import InvalidRequestError
 from wcwidth import wcswidth
 
 from kb.engine import sqlite_file
@@ -141,13 +140,20 @@ def run_query(
 
 def check_parameters_used(sql: str, params: Mapping[str, Any]) -> None:
     """A value given for no :name of the query is most likely a misspelt name (SQLite would
-    ignore it): say so rather than answer a different question."""
+    ignore it): say so rather than answer a different question. A :name given no value is told
+    the same way on both engines (their drivers' messages differ, one with a web address)."""
     used = text(sql).compile().params
     unused = sorted(name for name in params if name not in used)
     if unused:
         given = ", ".join(f"-p {name}" for name in unused)
         raise QueryError(
             f"{given}: the query has no {' or '.join(f':{n}' for n in unused)} parameter"
+        )
+    missing = sorted(name for name in used if name not in params)
+    if missing:
+        needed = ", ".join(f"-p {name} VALUE" for name in missing)
+        raise QueryError(
+            f"the query's {', '.join(f':{n}' for n in missing)} needs a value ({needed})"
         )
 
 
@@ -244,10 +250,7 @@ def _run_postgresql(
 ) -> QueryResult:
     # text() turns :name parameters into the driver's %(name)s and escapes literal % signs.
     compiled = text(sql).compile(dialect=engine.dialect)
-    try:
-        bound = compiled.construct_params(params)
-    except InvalidRequestError as error:  # names the parameter that has no value
-        raise QueryError(str(error).splitlines()[0]) from None
+    bound = compiled.construct_params(params)  # every :name has a value (check_parameters_used)
     import psycopg  # only here: its import costs every kb command a tenth of a second
 
     with engine.connect() as connection:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import inspect
 from sqlalchemy.engine import Engine
@@ -49,10 +50,10 @@ def test_views_have_the_documented_columns(engine: Engine) -> None:
         assert tuple(column["name"] for column in inspector.get_columns(name)) == columns
 
 
-def test_postgresql_stores_the_comments(engine: Engine) -> None:
-    if engine.dialect.name != "postgresql":
-        return  # SQLite has no comments; the models keep them for kb schema
-    inspector = inspect(engine)
+@pytest.mark.postgres
+def test_postgresql_stores_the_comments(postgres_engine: Engine) -> None:
+    # SQLite has no comments; the models keep them for kb schema.
+    inspector = inspect(postgres_engine)
     for table in db.Base.metadata.tables.values():
         assert inspector.get_table_comment(table.name)["text"] == table.comment
         stored = {
