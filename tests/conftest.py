@@ -7,14 +7,20 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterator
+from itertools import combinations
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from click.testing import CliRunner, Result
+from realdata import DATA
+from sqlalchemy import select, text
 from sqlalchemy.engine import Engine, make_url
 
-from kb import migrate
+from kb import db, migrate
+from kb import text as ruling_text
+from kb.cli import cli
 from kb.engine import make_engine
+from kb.importing import run_import
 
 POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
 
@@ -144,3 +150,41 @@ def postgres_engine(postgres: PostgresDatabases) -> Iterator[Engine]:
     yield engine
     engine.dispose()
     postgres.drop(url)
+
+
+def run_kb(database_url: str, *args: str, stdin: str | None = None) -> Result:
+    """``kb --db URL ARGS...`` through click's runner (stdout and stderr apart)."""
+    return CliRunner().invoke(cli, ["--db", database_url, *args], input=stdin)
+
+
+@pytest.fixture
+def demo_url(database_url: str) -> str:
+    """A store on each engine filled with the demo data (2 cards, 21 rulings, 33 links)."""
+    engine = make_engine(database_url)
+    run_import(engine, [DATA])
+    engine.dispose()
+    return database_url
+
+
+def assert_keys_and_pairs_follow_texts(engine: Engine) -> None:
+    """Every ruling's stored keys are those of its text (mended ones included), and the stored
+    near-duplicate pairs are those of all the texts, found again from scratch."""
+    with engine.connect() as connection:
+        stored = connection.execute(select(db.Ruling)).all()
+        pairs = connection.execute(select(db.NearDuplicate)).all()
+    for ruling in stored:
+        keys = ruling_text.ruling_keys(ruling.text)
+        assert {key: getattr(ruling, key) for key in keys} == keys, ruling.text
+    expected = {}
+    for a, b in combinations(sorted(stored, key=lambda ruling: ruling.id), 2):
+        if (
+            ruling_text.ruling_keys(a.text)["skeleton_key"]
+            == ruling_text.ruling_keys(b.text)["skeleton_key"]
+        ):
+            expected[(a.id, b.id)] = "same without symbols"
+        elif (
+            ruling_text.head_key(a.text) == ruling_text.head_key(b.text)
+            and abs(len(a.text) - len(b.text)) <= 10
+        ):
+            expected[(a.id, b.id)] = "same beginning"
+    assert {(p.ruling_id, p.other_ruling_id): p.reason for p in pairs} == expected

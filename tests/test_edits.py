@@ -8,11 +8,10 @@ import sqlite3
 import threading
 
 import pytest
+from conftest import assert_keys_and_pairs_follow_texts, run_kb
 from realdata import DATA
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
-from test_import_seed import assert_keys_and_pairs_follow_texts
-from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits, text
 from kb.engine import make_engine
@@ -30,7 +29,7 @@ def ruling(database_url: str, ruling_id: int) -> db.Ruling:
     return row  # type: ignore[return-value]
 
 
-def test_editing_a_ruling_changes_it_on_every_card_and_is_recorded(demo_url: str) -> None:  # noqa: F811
+def test_editing_a_ruling_changes_it_on_every_card_and_is_recorded(demo_url: str) -> None:
     new = "You can't choose the same mode more than once, even with a copy."
     result = run_kb(demo_url, "edit", "ruling-text", str(SAME_MODE), new, "--editor", "ann")
     assert result.stdout == "revision 1\n"
@@ -53,7 +52,7 @@ def test_editing_a_ruling_changes_it_on_every_card_and_is_recorded(demo_url: str
     )
 
 
-def test_rewording_a_ruling_says_which_reviewed_translations_wait_again(demo_url: str) -> None:  # noqa: F811
+def test_rewording_a_ruling_says_which_reviewed_translations_wait_again(demo_url: str) -> None:
     for locale, translation in (("de", "Kein Modus zweimal."), ("it", "Nessun modo due volte.")):
         for step in (["translation", str(SAME_MODE), locale, translation], ["review", "2", locale]):
             assert run_kb(demo_url, "edit", *step, "--editor", "ann").exit_code == 0
@@ -68,7 +67,7 @@ def test_rewording_a_ruling_says_which_reviewed_translations_wait_again(demo_url
     )
 
 
-def test_the_editor_is_required(demo_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+def test_the_editor_is_required(demo_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KB_EDITOR", raising=False)
     result = run_kb(demo_url, "edit", "ruling-text", "2", "x")
     assert result.exit_code == 2
@@ -81,7 +80,7 @@ def test_the_editor_is_required(demo_url: str, monkeypatch: pytest.MonkeyPatch) 
     assert "env-editor" in run_kb(demo_url, "history", "--editor", "env-editor").stdout
 
 
-def test_names_tags_translations_history_and_revert(demo_url: str) -> None:  # noqa: F811
+def test_names_tags_translations_history_and_revert(demo_url: str) -> None:
     edit = ["edit", "--help"]
     assert run_kb(demo_url, *edit).exit_code == 0
     steps = [
@@ -134,7 +133,7 @@ def test_names_tags_translations_history_and_revert(demo_url: str) -> None:  # n
 
 
 def test_an_import_that_still_says_what_an_editor_corrected_keeps_the_correction(
-    demo_url: str,  # noqa: F811
+    demo_url: str,
 ) -> None:
     corrected_name = "Drei Schritte voraus (korrigiert)"
     corrected_text = "You can’t choose the same mode more than once, in any case."
@@ -167,7 +166,7 @@ STATE = (
 removed."""
 
 
-def test_a_stale_edit_is_a_conflict_and_nothing_is_lost(demo_url: str) -> None:  # noqa: F811
+def test_a_stale_edit_is_a_conflict_and_nothing_is_lost(demo_url: str) -> None:
     engine = make_engine(demo_url)
     seen = SAME_MODE_TEXT  # both editors read this
     edits.set_ruling_text(engine, "ann", SAME_MODE, "ann's text", expect_text=seen)
@@ -214,7 +213,7 @@ def test_a_stale_edit_is_a_conflict_and_nothing_is_lost(demo_url: str) -> None: 
         (["edit", "translation", "1", "it", "\n"], "kb: error: a translation cannot be empty\n"),
     ],
 )
-def test_bad_edits_are_one_line_errors(demo_url: str, args: list[str], message: str) -> None:  # noqa: F811
+def test_bad_edits_are_one_line_errors(demo_url: str, args: list[str], message: str) -> None:
     result = run_kb(demo_url, *args, "--editor", "ann")
     assert (result.exit_code, result.stderr) == (1, message)
 
@@ -265,7 +264,7 @@ def test_an_edit_waits_for_another_writer_to_put_the_store_in_wal_mode(sqlite_ur
     engine.dispose()
 
 
-def test_parallel_editors_lose_no_update(demo_url: str) -> None:  # noqa: F811
+def test_parallel_editors_lose_no_update(demo_url: str) -> None:
     context = multiprocessing.get_context("fork")
     processes = [
         context.Process(target=_append_marks, args=(demo_url, worker)) for worker in range(WORKERS)
@@ -293,7 +292,7 @@ def test_parallel_editors_lose_no_update(demo_url: str) -> None:  # noqa: F811
     assert texts[-1] == final
 
 
-def test_near_duplicates_stay_right_when_two_editors_change_a_pair_at_once(demo_url: str) -> None:  # noqa: F811
+def test_near_duplicates_stay_right_when_two_editors_change_a_pair_at_once(demo_url: str) -> None:
     """Ruling 10 is edited to begin like ruling 6 while another editor, not yet committed, is
     changing ruling 6 away: the second edit's pairs must be found against the first's text."""
     engine = make_engine(demo_url)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from itertools import combinations
 from pathlib import Path
 
 import pytest
+from conftest import assert_keys_and_pairs_follow_texts
 from realdata import DATA
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from kb import db, text
+from kb import db
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
 
@@ -113,26 +113,6 @@ def test_damaged_copy_is_mended_whichever_arrives_first(engine: Engine, tmp_path
     assert not run_import(engine, [GERMAN_PAGE]).changed
     assert MENDED in tagged_texts(engine)
     assert_keys_and_pairs_follow_texts(engine)
-
-
-def assert_keys_and_pairs_follow_texts(engine: Engine) -> None:
-    """Every ruling's stored keys are those of its text (mended ones included), and the stored
-    near-duplicate pairs are those of all the texts, found again from scratch."""
-    with engine.connect() as connection:
-        stored = connection.execute(select(db.Ruling)).all()
-        pairs = connection.execute(select(db.NearDuplicate)).all()
-    for ruling in stored:
-        keys = text.ruling_keys(ruling.text)
-        assert {key: getattr(ruling, key) for key in keys} == keys, ruling.text
-    expected = {}
-    for a, b in combinations(sorted(stored, key=lambda ruling: ruling.id), 2):
-        if text.ruling_keys(a.text)["skeleton_key"] == text.ruling_keys(b.text)["skeleton_key"]:
-            expected[(a.id, b.id)] = "same without symbols"
-        elif (
-            text.head_key(a.text) == text.head_key(b.text) and abs(len(a.text) - len(b.text)) <= 10
-        ):
-            expected[(a.id, b.id)] = "same beginning"
-    assert {(p.ruling_id, p.other_ruling_id): p.reason for p in pairs} == expected
 
 
 def tagged_texts(engine: Engine) -> set[str]:

@@ -7,9 +7,8 @@ import io
 from pathlib import Path
 
 import pytest
+from conftest import assert_keys_and_pairs_follow_texts, run_kb
 from sqlalchemy import select
-from test_import_seed import assert_keys_and_pairs_follow_texts
-from test_sql import demo_url, run_kb  # noqa: F401  (demo_url is a fixture)
 
 from kb import db, edits
 from kb.engine import make_engine
@@ -61,7 +60,7 @@ def test_missing_parameter_and_unknown_query_are_one_line_errors(database_url: s
     assert unknown.stderr == "kb: error: no saved query 'nope'; kb query --list shows them\n"
 
 
-def test_a_misspelt_locale_or_mechanic_is_an_error_not_an_answer(demo_url: str) -> None:  # noqa: F811
+def test_a_misspelt_locale_or_mechanic_is_an_error_not_an_answer(demo_url: str) -> None:
     def stderr(mechanic: str, locale: str) -> str:
         args = ["missing_names", "-p", "mechanic", mechanic, "-p", "locale", locale]
         return run_kb(demo_url, "query", *args).stderr
@@ -79,33 +78,33 @@ def test_a_misspelt_locale_or_mechanic_is_an_error_not_an_answer(demo_url: str) 
     assert len(korean) == 2
 
 
-def test_missing_names(demo_url: str) -> None:  # noqa: F811
+def test_missing_names(demo_url: str) -> None:
     korean = rows(demo_url, "missing_names", "-p", "mechanic", "spree", "-p", "locale", "ko")
     assert [row["card"] for row in korean] == ["Caught in the Crossfire", "Three Steps Ahead"]
     assert rows(demo_url, "missing_names", "-p", "mechanic", "spree", "-p", "locale", "it") == []
 
 
-def test_untagged_rulings(demo_url: str) -> None:  # noqa: F811
+def test_untagged_rulings(demo_url: str) -> None:
     untagged = rows(demo_url, "untagged_rulings")
     assert len(untagged) == 6
     assert all(row["card_count"] == "1" for row in untagged)
     assert untagged[0]["ruling"].startswith("The token copies exactly what was printed")
 
 
-def test_most_shared_rulings(demo_url: str) -> None:  # noqa: F811
+def test_most_shared_rulings(demo_url: str) -> None:
     shared = rows(demo_url, "most_shared_rulings")
     assert [row["card_count"] for row in shared[:12]] == ["2"] * 12
     assert shared[12]["card_count"] == "1"
     assert shared[0]["cards"] == "Caught in the Crossfire, Three Steps Ahead"
 
 
-def test_undated_links(demo_url: str) -> None:  # noqa: F811
+def test_undated_links(demo_url: str) -> None:
     undated = rows(demo_url, "undated_links")
     assert {row["card"] for row in undated} == {"Caught in the Crossfire"}
     assert len(undated) == 15  # the Italian page is undated; 18 German links are dated
 
 
-def test_near_duplicate_rulings(demo_url: str) -> None:  # noqa: F811
+def test_near_duplicate_rulings(demo_url: str) -> None:
     assert rows(demo_url, "near_duplicate_rulings") == []
     engine = make_engine(demo_url)
     # Ruling 16 is a damaged copy (its {X} was lost); ruling 21 edited into the good text.
@@ -121,7 +120,7 @@ def test_near_duplicate_rulings(demo_url: str) -> None:  # noqa: F811
     ]
 
 
-def test_near_duplicates_begin_alike_once_typography_is_folded(demo_url: str) -> None:  # noqa: F811
+def test_near_duplicates_begin_alike_once_typography_is_folded(demo_url: str) -> None:
     engine = make_engine(demo_url)
     with engine.connect() as connection:
         token = connection.execute(select(db.Ruling.text).where(db.Ruling.id == 6)).scalar_one()
@@ -140,7 +139,7 @@ def test_near_duplicates_begin_alike_once_typography_is_folded(demo_url: str) ->
     assert rows(demo_url, "near_duplicate_rulings") == []
 
 
-def test_translations_to_review(demo_url: str) -> None:  # noqa: F811
+def test_translations_to_review(demo_url: str) -> None:
     engine = make_engine(demo_url)
     edits.set_translation(
         engine, "ann", 2, "it", "Non puoi scegliere lo stesso modo più di una volta."

@@ -6,31 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
+from conftest import run_kb
 from sqlalchemy import func, inspect, select
 from sqlalchemy.engine import Engine
 
 from kb import db, sql
 from kb.cli import cli
 from kb.engine import make_engine
-from kb.importing import run_import
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TWO_LOCALES = "SELECT code, english_name FROM locales WHERE code IN ('de', 'it') ORDER BY code"
 ENDLESS = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
-
-
-def run_kb(database_url: str, *args: str, stdin: str | None = None) -> Result:
-    return CliRunner().invoke(cli, ["--db", database_url, *args], input=stdin)
-
-
-@pytest.fixture
-def demo_url(database_url: str) -> str:
-    """A store on each engine filled with the demo data (2 cards, 21 rulings, 33 links)."""
-    engine = make_engine(database_url)
-    run_import(engine, [DATA])
-    engine.dispose()
-    return database_url
 
 
 def test_csv_of_the_locales(database_url: str) -> None:
