@@ -190,7 +190,7 @@ def db_current(app: App) -> None:
     with clear_errors():
         engine = app.engine(migrated=False)
         current = migrate.current_revision(engine) or "base"
-        head = migrate.head_revision(engine)
+        head = migrate.head_revision()
         state = "latest" if current == head else f"behind: latest is {head}"
         click.echo(f"{current} ({state})")
 

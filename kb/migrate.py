@@ -22,12 +22,15 @@ LATEST = "0008"
 needs nothing, and Alembic is not even imported."""
 
 
-def alembic_config(engine: Engine) -> Config:
+def alembic_config() -> Config:
+    """Alembic's configuration, without the database: the migrations get kb's open connection
+    (``config.attributes``). A URL set in the configuration would go through its parser's
+    ``%`` interpolation, which a percent-encoded password or socket folder breaks."""
     from alembic.config import Config
 
     config = Config()
-    config.set_main_option("script_location", str(resource_dir("migrations")))
-    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    # %% is a literal % to that parser, for a folder whose name holds one.
+    config.set_main_option("script_location", str(resource_dir("migrations")).replace("%", "%%"))
     return config
 
 
@@ -40,7 +43,7 @@ def _run(engine: Engine, action: str, revision: str) -> None:
     from alembic import command
     from alembic.util import CommandError
 
-    config = alembic_config(engine)
+    config = alembic_config()
     with engine.begin() as connection:
         if connection.dialect.name == "sqlite":
             # pysqlite opens a transaction only before a row is written, and runs DDL outside
@@ -68,10 +71,10 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def head_revision(engine: Engine) -> str | None:
+def head_revision() -> str | None:
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def ensure_latest(engine: Engine) -> None:
@@ -88,7 +91,7 @@ def ensure_latest(engine: Engine) -> None:
                 f"{engine.url.render_as_string()}: not a kb store (it holds other tables: "
                 f"{', '.join(tables)}); use a new file or an empty database"
             )
-    if current_revision(engine) != head_revision(engine):
+    if current_revision(engine) != head_revision():
         upgrade(engine)
 
 
@@ -105,7 +108,7 @@ def check(engine: Engine) -> None:
     """Raise when the models and the migrated database differ (``alembic check``)."""
     from alembic import command
 
-    config = alembic_config(engine)
+    config = alembic_config()
     with engine.connect() as connection:
         config.attributes["connection"] = connection
         command.check(config)
