@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from kb import migrate
-from kb.engine import DEFAULT_DATABASE_URL, make_engine, sqlite_file
+from kb.engine import DEFAULT_DATABASE_URL, StoreError, make_engine, sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
@@ -45,9 +45,9 @@ class App:
     def engine(self, migrated: bool = True) -> Engine:
         """The store's engine; brought to the latest migration first unless ``migrated`` is off."""
         if self._engine is None:
-            self._engine = make_engine(self.database_url)
-            if migrated:
-                with clear_errors():
+            with clear_errors():
+                self._engine = make_engine(self.database_url)
+                if migrated:
                     migrate.ensure_latest(self._engine)
         return self._engine
 
@@ -89,7 +89,14 @@ def clear_errors(writing: Path | None = None) -> Iterator[None]:
     (a full disk) is told of."""
     try:
         yield
-    except (ParseError, SQLAlchemyError, OutputFolderError, migrate.SchemaError, OSError) as error:
+    except (
+        ParseError,
+        SQLAlchemyError,
+        OutputFolderError,
+        migrate.SchemaError,
+        StoreError,
+        OSError,
+    ) as error:
         raise KbError(_one_line(error, writing)) from None
 
 
