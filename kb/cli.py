@@ -21,11 +21,12 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from kb import migrate
-from kb.engine import DEFAULT_DATABASE_URL, StoreError, make_engine, sqlite_file
+from kb.engine import DEFAULT_DATABASE_URL, StoreError, sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
 from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL, OutputFolderError
+from kb.store import open_store
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
     from kb.site.build import BuildOptions, BuildResult, Kept
@@ -42,13 +43,12 @@ class App:
     quiet: bool
     _engine: Engine | None = field(default=None, repr=False)
 
-    def engine(self, migrated: bool = True) -> Engine:
-        """The store's engine; brought to the latest migration first unless ``migrated`` is off."""
+    def engine(self, migrated: bool = True, create: bool = False) -> Engine:
+        """The store's engine; brought to the latest migration first unless ``migrated`` is off.
+        Only a command that writes passes ``create``: for the others, no store is an error."""
         if self._engine is None:
             with clear_errors():
-                self._engine = make_engine(self.database_url)
-                if migrated:
-                    migrate.ensure_latest(self._engine)
+                self._engine = open_store(self.database_url, migrated, create)
         return self._engine
 
     def echo(self, message: str) -> None:
@@ -162,7 +162,7 @@ def db_group() -> None:
 def db_upgrade(app: App, revision: str) -> None:
     """Upgrade the database to REVISION (default: the latest)."""
     with clear_errors():
-        engine = app.engine(migrated=False)
+        engine = app.engine(migrated=False, create=True)
         migrate.upgrade(engine, revision)
         app.echo(f"database at revision {migrate.current_revision(engine)}")
 
@@ -243,7 +243,7 @@ def import_command(
 
     options = ImportOptions(locale=locale, card=card, format=format_, force=force)
     with clear_errors():
-        engine = app.engine()
+        engine = app.engine(create=True)
         files = plan(paths, options)
         total = sum(item.size for item in files)
         with app.progress(total, "importing") as advance:
@@ -481,7 +481,7 @@ def demo_command(app: App) -> None:
     from kb.site.build import build
 
     with clear_errors(DEMO_SITE):
-        engine = app.engine()
+        engine = app.engine(create=True)
         summary = run_import(engine, [DEMO_DATA])
         result = build(engine, DEMO_SITE)
     for line in summary.lines():
