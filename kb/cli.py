@@ -26,7 +26,7 @@ from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
 from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL, OutputFolderError
-from kb.store import open_store
+from kb.store import close_store, open_store
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
     from kb.site.build import BuildOptions, BuildResult, Kept
@@ -50,6 +50,14 @@ class App:
             with clear_errors():
                 self._engine = open_store(self.database_url, migrated, create)
         return self._engine
+
+    def close(self) -> None:
+        """At the end of every command, whatever its outcome: the store's file left whole."""
+        if self._engine is not None:
+            note = close_store(self._engine)
+            self._engine = None
+            if note is not None:
+                click.echo(f"kb: note: {note}", err=True)
 
     def echo(self, message: str) -> None:
         if not self.quiet:
@@ -149,6 +157,7 @@ class _Commands(click.Group):
 def cli(ctx: click.Context, database_url: str, quiet: bool) -> None:
     """kb: a multilingual knowledge base of Magic: The Gathering rulings."""
     ctx.obj = App(database_url, quiet)
+    ctx.call_on_close(ctx.obj.close)
 
 
 @cli.group("db")
