@@ -278,6 +278,25 @@ def sources_command(app: App) -> None:
         click.echo(f"    added: {added or 'nothing'}")
 
 
+@cli.command("backup")
+@click.argument("path", type=click.Path(path_type=Path))
+@pass_app
+def backup_command(app: App, path: Path) -> None:
+    """Copy the SQLite store to PATH, consistent while others read and write it."""
+    from kb.backup import BackupError, backup_sqlite, pg_dump_command
+    from kb.engine import store_url
+
+    with clear_errors(path):
+        url = store_url(app.database_url)
+        if url.get_backend_name() != "sqlite":
+            raise BackupError(f"kb backup copies SQLite stores; use {pg_dump_command(url, path)}")
+        engine = app.engine(migrated=False)
+        if sqlite_file(engine) is None:
+            raise BackupError(f"{url.render_as_string()}: an in-memory store has no file to copy")
+        size = backup_sqlite(engine, path)
+    app.echo(f"{sqlite_file(engine)} copied to {path} ({size:,} bytes)")
+
+
 @cli.command("export")
 @click.option("--format", "format_", type=click.Choice(EXPORT_FORMATS), required=True)
 @click.option(
