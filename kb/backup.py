@@ -10,16 +10,30 @@ from __future__ import annotations
 import os
 import shlex
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
 from sqlalchemy.engine import URL, Engine
 
-from kb.engine import StoreError, sqlite_file
+from kb.engine import StoreError, sqlite_file, store_url
 
 
 class BackupError(StoreError):
     """A backup that cannot be made as asked."""
+
+
+def backup(url: str, store: Callable[[], Engine], target: Path) -> tuple[str, int]:
+    """Back up the store at ``url`` (``store`` opens it) to ``target``: its file's name and
+    the copy's size. A PostgreSQL store is BackupError, saying how pg_dump would do it."""
+    parsed = store_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        raise BackupError(f"kb backup copies SQLite stores; use {pg_dump_command(parsed, target)}")
+    engine = store()
+    path = sqlite_file(engine)
+    if path is None:
+        raise BackupError(f"{parsed.render_as_string()}: an in-memory store has no file to copy")
+    return path, backup_sqlite(engine, target)
 
 
 def backup_sqlite(engine: Engine, target: Path) -> int:

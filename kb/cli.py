@@ -97,14 +97,7 @@ def clear_errors(writing: Path | None = None) -> Iterator[None]:
     (a full disk) is told of."""
     try:
         yield
-    except (
-        ParseError,
-        SQLAlchemyError,
-        OutputFolderError,
-        migrate.SchemaError,
-        StoreError,
-        OSError,
-    ) as error:
+    except (ParseError, SQLAlchemyError, OutputFolderError, StoreError, OSError) as error:
         raise KbError(_one_line(error, writing)) from None
 
 
@@ -283,18 +276,11 @@ def sources_command(app: App) -> None:
 @pass_app
 def backup_command(app: App, path: Path) -> None:
     """Copy the SQLite store to PATH, consistent while others read and write it."""
-    from kb.backup import BackupError, backup_sqlite, pg_dump_command
-    from kb.engine import store_url
+    from kb.backup import backup
 
     with clear_errors(path):
-        url = store_url(app.database_url)
-        if url.get_backend_name() != "sqlite":
-            raise BackupError(f"kb backup copies SQLite stores; use {pg_dump_command(url, path)}")
-        engine = app.engine(migrated=False)
-        if sqlite_file(engine) is None:
-            raise BackupError(f"{url.render_as_string()}: an in-memory store has no file to copy")
-        size = backup_sqlite(engine, path)
-    app.echo(f"{sqlite_file(engine)} copied to {path} ({size:,} bytes)")
+        store, size = backup(app.database_url, lambda: app.engine(migrated=False), path)
+    app.echo(f"{store} copied to {path} ({size:,} bytes)")
 
 
 @cli.command("export")

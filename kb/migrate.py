@@ -38,7 +38,7 @@ def alembic_config() -> Config:
     return config
 
 
-class SchemaError(Exception):
+class SchemaError(StoreError):
     """The store's schema cannot be brought where asked: an unknown revision, or a database
     that holds tables of its own and no kb store (kb leaves it alone)."""
 
