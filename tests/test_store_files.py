@@ -391,6 +391,21 @@ def test_a_database_without_tables_is_no_store_to_a_command_that_reads(
         engine.dispose()
 
 
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    not POSTGRES_URL, reason="KB_TEST_POSTGRES_URL is not set: no PostgreSQL server"
+)
+@pytest.mark.parametrize("command", [["sources"], ["import", "data"]], ids=" ".join)
+def test_a_misspelt_postgresql_database_is_one_line(workdir: Path, command: list[str]) -> None:
+    """The server makes no database for a connection: even kb import says there is none."""
+    url = make_url(str(POSTGRES_URL)).set(database="kb_no_such_database")
+    result = kb(*command, db=url.render_as_string(hide_password=False))
+    assert result.exit_code == 1
+    assert result.stderr.startswith("kb: error: database: connection failed: ")
+    assert result.stderr.endswith('database "kb_no_such_database" does not exist\n')
+    assert result.stderr.count("\n") == 1
+
+
 def test_kb_schema_and_the_saved_queries_list_need_no_store(workdir: Path) -> None:
     ok("schema")
     ok("query", "--list")
