@@ -79,6 +79,8 @@ WRITING_COMMANDS = [
     ["revert", "4", *EDITOR],
     ["db", "downgrade", "0007", "--yes"],
     ["db", "upgrade"],
+    ["db", "downgrade", "0007", "--yes"],
+    ["history"],  # it only reads, but first brings the store to the latest migration
     ["demo"],
 ]
 
@@ -147,6 +149,34 @@ def test_an_edit_while_another_program_reads_says_where_its_change_is(workdir: P
     assert ok("sources").stderr == ""  # a command that only reads moves them too
     copy = main_file_alone(workdir / "kb.sqlite", workdir / "copies")
     assert sqlite3.connect(copy).execute("SELECT count(*) FROM revisions").fetchone() == (2,)
+
+
+KILLED_AFTER_ITS_EDIT = """
+import os, signal, sys
+from kb import edits
+from kb.engine import make_engine
+
+edits.set_translation(make_engine(sys.argv[1]), "killed", 17, "de", "Bis hierher.")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_what_a_killed_command_left_in_the_log_the_next_one_moves(workdir: Path) -> None:
+    ok("import", "data")
+    ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_ITS_EDIT, f"sqlite:///{workdir / 'kb.sqlite'}"]
+    )
+    assert killed.returncode == -9
+    assert (workdir / "kb.sqlite-wal").stat().st_size > 0  # its commit, only there
+    ok("sources")
+    copy = main_file_alone(workdir / "kb.sqlite", workdir / "copies")
+    copied = sqlite3.connect(copy)
+    assert copied.execute("SELECT editor FROM revisions ORDER BY id DESC").fetchone() == ("killed",)
+    assert copied.execute(
+        "SELECT text FROM ruling_translations WHERE ruling_id = 17 AND locale = 'de'"
+    ).fetchone() == ("Bis hierher.",)
+    copied.close()
 
 
 def test_a_backup_is_one_consistent_file_that_opens_as_a_store(workdir: Path) -> None:
