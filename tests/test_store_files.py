@@ -307,7 +307,10 @@ def test_a_backup_left_half_written_by_a_killed_one_is_not_kept(workdir: Path) -
     not POSTGRES_URL, reason="KB_TEST_POSTGRES_URL is not set: no PostgreSQL server"
 )
 def test_a_backup_on_postgresql_gives_the_pg_dump_command_that_works(
-    workdir: Path, postgres_role: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+    workdir: Path,
+    postgres: PostgresDatabases,
+    postgres_role: tuple[str, str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     name, password = postgres_role
     server = make_url(str(POSTGRES_URL))
@@ -329,6 +332,26 @@ def test_a_backup_on_postgresql_gives_the_pg_dump_command_that_works(
         ["pg_restore", "--list", "my backup.dump"], check=True, capture_output=True, text=True
     ).stdout
     assert "TABLE DATA public revisions" in listing and "TABLE DATA public cards" in listing
+    restored = postgres.create(migrated=False)
+    try:
+        subprocess.run(
+            [
+                "pg_restore",
+                "--no-owner",  # the restored store is kb_ci's: the backed-up role is dropped after
+                "--dbname",
+                make_url(restored)
+                .set(drivername="postgresql")
+                .render_as_string(hide_password=False),
+                "my backup.dump",
+            ],
+            check=True,
+            capture_output=True,
+        )
+        assert ok("sources", db=restored).output == ok("sources", db=url).output
+        counted = ok("sql", "--csv", "SELECT count(*) AS n FROM cards", db=restored)
+        assert counted.output == "n\n2\n"  # as the read-only role: its grants came back too
+    finally:
+        postgres.drop(restored)  # before the role its default privileges name
 
 
 # §3 Database URLs as users write them
