@@ -112,14 +112,30 @@ def test_the_last_command_leaves_no_wal_file(workdir: Path) -> None:
     assert sorted(path.name for path in workdir.glob("kb.sqlite*")) == ["kb.sqlite"]
 
 
+KILLED_AFTER_ITS_EDIT = """
+import os, signal, sys
+from kb import edits
+from kb.engine import make_engine
+
+edits.set_translation(make_engine(sys.argv[1]), "killed", 17, "de", "Bis hierher.")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
 def test_a_failed_edit_leaves_the_store_as_it_was_and_whole(workdir: Path) -> None:
+    """A command that fails checkpoints too: here what a killed writer left in the log."""
     ok("import", "data")
     ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR)
-    before = dump(workdir / "kb.sqlite")
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_ITS_EDIT, f"sqlite:///{workdir / 'kb.sqlite'}"]
+    )
+    assert killed.returncode == -9 and (workdir / "kb.sqlite-wal").stat().st_size > 0
+    before = dump(workdir / "kb.sqlite")  # with the log
     failed = kb("edit", "ruling-text", "999999", "Nothing.", *EDITOR)
     assert failed.exit_code == 1 and failed.stderr.startswith("kb: error: ")
     copy = main_file_alone(workdir / "kb.sqlite", workdir / "copies")
     assert dump(copy) == before
+    assert "Bis hierher." in "\n".join(before)
 
 
 def test_an_edit_while_another_program_reads_says_where_its_change_is(workdir: Path) -> None:
@@ -149,16 +165,6 @@ def test_an_edit_while_another_program_reads_says_where_its_change_is(workdir: P
     assert ok("sources").stderr == ""  # a command that only reads moves them too
     copy = main_file_alone(workdir / "kb.sqlite", workdir / "copies")
     assert sqlite3.connect(copy).execute("SELECT count(*) FROM revisions").fetchone() == (2,)
-
-
-KILLED_AFTER_ITS_EDIT = """
-import os, signal, sys
-from kb import edits
-from kb.engine import make_engine
-
-edits.set_translation(make_engine(sys.argv[1]), "killed", 17, "de", "Bis hierher.")
-os.kill(os.getpid(), signal.SIGKILL)
-"""
 
 
 def test_what_a_killed_command_left_in_the_log_the_next_one_moves(workdir: Path) -> None:
