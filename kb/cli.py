@@ -21,11 +21,12 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from kb import migrate
-from kb.engine import DEFAULT_DATABASE_URL, make_engine, sqlite_file
+from kb.engine import DEFAULT_DATABASE_URL, StoreError, sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
 from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL, OutputFolderError
+from kb.store import close_store, open_store
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
     from kb.site.build import BuildOptions, BuildResult, Kept
@@ -42,14 +43,21 @@ class App:
     quiet: bool
     _engine: Engine | None = field(default=None, repr=False)
 
-    def engine(self, migrated: bool = True) -> Engine:
-        """The store's engine; brought to the latest migration first unless ``migrated`` is off."""
+    def engine(self, migrated: bool = True, create: bool = False) -> Engine:
+        """The store's engine; brought to the latest migration first unless ``migrated`` is off.
+        Only a command that writes passes ``create``: for the others, no store is an error."""
         if self._engine is None:
-            self._engine = make_engine(self.database_url)
-            if migrated:
-                with clear_errors():
-                    migrate.ensure_latest(self._engine)
+            with clear_errors():
+                self._engine = open_store(self.database_url, migrated, create)
         return self._engine
+
+    def close(self) -> None:
+        """At the end of every command, whatever its outcome: the store's file left whole."""
+        if self._engine is not None:
+            note = close_store(self._engine)
+            self._engine = None
+            if note is not None:
+                click.echo(f"kb: note: {note}", err=True)
 
     def echo(self, message: str) -> None:
         if not self.quiet:
@@ -89,7 +97,7 @@ def clear_errors(writing: Path | None = None) -> Iterator[None]:
     (a full disk) is told of."""
     try:
         yield
-    except (ParseError, SQLAlchemyError, OutputFolderError, migrate.SchemaError, OSError) as error:
+    except (ParseError, SQLAlchemyError, OutputFolderError, StoreError, OSError) as error:
         raise KbError(_one_line(error, writing)) from None
 
 
@@ -142,6 +150,7 @@ class _Commands(click.Group):
 def cli(ctx: click.Context, database_url: str, quiet: bool) -> None:
     """kb: a multilingual knowledge base of Magic: The Gathering rulings."""
     ctx.obj = App(database_url, quiet)
+    ctx.call_on_close(ctx.obj.close)
 
 
 @cli.group("db")
@@ -155,7 +164,7 @@ def db_group() -> None:
 def db_upgrade(app: App, revision: str) -> None:
     """Upgrade the database to REVISION (default: the latest)."""
     with clear_errors():
-        engine = app.engine(migrated=False)
+        engine = app.engine(migrated=False, create=True)
         migrate.upgrade(engine, revision)
         app.echo(f"database at revision {migrate.current_revision(engine)}")
 
@@ -190,7 +199,7 @@ def db_current(app: App) -> None:
     with clear_errors():
         engine = app.engine(migrated=False)
         current = migrate.current_revision(engine) or "base"
-        head = migrate.head_revision(engine)
+        head = migrate.head_revision()
         state = "latest" if current == head else f"behind: latest is {head}"
         click.echo(f"{current} ({state})")
 
@@ -236,7 +245,7 @@ def import_command(
 
     options = ImportOptions(locale=locale, card=card, format=format_, force=force)
     with clear_errors():
-        engine = app.engine()
+        engine = app.engine(create=True)
         files = plan(paths, options)
         total = sum(item.size for item in files)
         with app.progress(total, "importing") as advance:
@@ -260,6 +269,18 @@ def sources_command(app: App) -> None:
             f"sha256:{source.sha256[:12]}  {source.uri}"
         )
         click.echo(f"    added: {added or 'nothing'}")
+
+
+@cli.command("backup")
+@click.argument("path", type=click.Path(path_type=Path))
+@pass_app
+def backup_command(app: App, path: Path) -> None:
+    """Copy the SQLite store to PATH, consistent while others read and write it."""
+    from kb.backup import backup
+
+    with clear_errors(path):
+        store, size = backup(app.database_url, lambda: app.engine(migrated=False), path)
+    app.echo(f"{store} copied to {path} ({size:,} bytes)")
 
 
 @cli.command("export")
@@ -474,7 +495,7 @@ def demo_command(app: App) -> None:
     from kb.site.build import build
 
     with clear_errors(DEMO_SITE):
-        engine = app.engine()
+        engine = app.engine(create=True)
         summary = run_import(engine, [DEMO_DATA])
         result = build(engine, DEMO_SITE)
     for line in summary.lines():

@@ -132,7 +132,10 @@ def test_missing_path_is_a_clear_error(workdir: Path) -> None:
 
 def test_db_commands_walk_the_migrations(workdir: Path) -> None:
     runner = CliRunner()
-    assert runner.invoke(cli, ["db", "current"]).output == "base (behind: latest is 0008)\n"
+    assert runner.invoke(cli, ["db", "current"]).output == (
+        "kb: error: sqlite:///kb.sqlite: no store here (kb import or kb db upgrade creates one)\n"
+    )
+    assert not (workdir / "kb.sqlite").exists()
     assert runner.invoke(cli, ["db", "upgrade"]).output == "database at revision 0008\n"
     assert runner.invoke(cli, ["db", "current"]).output == "0008 (latest)\n"
     refused = runner.invoke(cli, ["db", "downgrade", "base"], input="n\n")
@@ -141,6 +144,7 @@ def test_db_commands_walk_the_migrations(workdir: Path) -> None:
     assert runner.invoke(cli, ["db", "current"]).output == "0008 (latest)\n"
     downgraded = runner.invoke(cli, ["db", "downgrade", "base"], input="y\n")
     assert downgraded.stdout == "database at revision base\n"
+    assert runner.invoke(cli, ["db", "current"]).output == "base (behind: latest is 0008)\n"
     assert runner.invoke(cli, ["db", "upgrade"]).exit_code == 0
     yes = runner.invoke(cli, ["db", "downgrade", "0007", "--yes"])
     assert (yes.stdout, yes.stderr) == ("database at revision 0007\n", "")
@@ -228,6 +232,7 @@ def test_a_database_that_is_not_a_store_is_refused_in_one_line(workdir: Path) ->
 
 
 def test_an_unknown_revision_is_one_line(workdir: Path) -> None:
+    assert CliRunner().invoke(cli, ["db", "upgrade"]).exit_code == 0
     result = CliRunner().invoke(cli, ["db", "downgrade", "zzz", "--yes"])
     assert (result.exit_code, result.output) == (
         1,

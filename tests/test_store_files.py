@@ -1,0 +1,606 @@
+"""The store as files and URLs: the main file complete after every writing command, kb backup,
+no store created by a command that only reads, and database URLs as users write them."""
+
+from __future__ import annotations
+
+import getpass
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import POSTGRES_URL, PostgresDatabases
+from realdata import DATA
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import make_url
+
+from kb.cli import cli
+from kb.engine import make_engine
+from kb.store import CHECKPOINT_WAIT_MS
+
+NO_STORE = "no store here (kb import or kb db upgrade creates one)"
+SUPPORTED = "sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DATABASE"
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository-like folder with data/, as the working directory."""
+    shutil.copytree(DATA, tmp_path / "data")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KB_DATABASE_URL", raising=False)
+    monkeypatch.delenv("KB_EDITOR", raising=False)
+    return tmp_path
+
+
+def kb(*args: str, db: str | None = None) -> Result:
+    return CliRunner().invoke(cli, [*(["--db", db] if db else []), *args])
+
+
+def ok(*args: str, db: str | None = None) -> Result:
+    result = kb(*args, db=db)
+    assert result.exit_code == 0, (args, result.output)
+    return result
+
+
+def dump(path: Path) -> list[str]:
+    """Every row of the SQLite database at ``path`` (with its -wal if there is one)."""
+    connection = sqlite3.connect(path)
+    try:
+        return list(connection.iterdump())
+    finally:
+        connection.close()
+
+
+def main_file_alone(store: Path, elsewhere: Path) -> Path:
+    """A copy of the store's main file without its -wal and -shm, as a user would send it."""
+    elsewhere.mkdir(exist_ok=True)
+    copy = elsewhere / f"copy-{uuid.uuid4().hex[:6]}.sqlite"
+    shutil.copyfile(store, copy)
+    return copy
+
+
+# §2 The store file holds everything when kb exits
+
+EDITOR = ["--editor", "ada"]
+WRITING_COMMANDS = [
+    ["import", "data"],
+    ["edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR],
+    ["edit", "review", "17", "de", *EDITOR],
+    ["edit", "ruling-text", "21", "A ruling, edited.", *EDITOR],
+    ["edit", "card-name", "Three Steps Ahead", "it", "Tre Passi Avanti", *EDITOR],
+    ["edit", "tag", "spree", "--ruling", "6", *EDITOR],
+    ["edit", "untag", "spree", "--ruling", "6", *EDITOR],
+    ["revert", "4", *EDITOR],
+    ["db", "downgrade", "0007", "--yes"],
+    ["db", "upgrade"],
+    ["db", "downgrade", "0007", "--yes"],
+    ["history"],  # it only reads, but first brings the store to the latest migration
+    ["demo"],
+]
+
+
+def test_after_every_writing_command_the_main_file_alone_holds_every_row(workdir: Path) -> None:
+    """Another editor holds a connection all along, so kb's is never the last to close (which
+    would have SQLite checkpoint by itself): the command must checkpoint."""
+    store = workdir / "kb.sqlite"
+    ok("db", "upgrade")
+    other_editor = sqlite3.connect(store)
+    other_editor.execute("PRAGMA journal_mode = WAL")  # as the first edit leaves it
+    other_editor.execute("SELECT count(*) FROM cards").fetchall()  # it opens the -wal file
+    try:
+        for command in WRITING_COMMANDS:
+            ok(*command)
+            wal = workdir / "kb.sqlite-wal"
+            assert wal.stat().st_size == 0, command
+            copy = main_file_alone(store, workdir / "copies")
+            assert dump(copy) == list(other_editor.iterdump()), command
+    finally:
+        other_editor.close()
+    revisions = sqlite3.connect(copy).execute("SELECT count(*) FROM revisions").fetchone()
+    assert revisions == (7,)  # one for each edit and the revert
+
+
+def test_the_last_command_leaves_no_wal_file(workdir: Path) -> None:
+    ok("import", "data")
+    ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR)
+    assert sorted(path.name for path in workdir.glob("kb.sqlite*")) == ["kb.sqlite"]
+
+
+KILLED_AFTER_ITS_EDIT = """
+import os, signal, sys
+from kb import edits
+from kb.engine import make_engine
+
+edits.set_translation(make_engine(sys.argv[1]), "killed", 17, "de", "Bis hierher.")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_failed_edit_leaves_the_store_as_it_was_and_whole(workdir: Path) -> None:
+    """A command that fails checkpoints too: here what a killed writer left in the log."""
+    ok("import", "data")
+    ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_ITS_EDIT, f"sqlite:///{workdir / 'kb.sqlite'}"]
+    )
+    assert killed.returncode == -9 and (workdir / "kb.sqlite-wal").stat().st_size > 0
+    before = dump(workdir / "kb.sqlite")  # with the log
+    failed = kb("edit", "ruling-text", "999999", "Nothing.", *EDITOR)
+    assert failed.exit_code == 1 and failed.stderr.startswith("kb: error: ")
+    copy = main_file_alone(workdir / "kb.sqlite", workdir / "copies")
+    assert dump(copy) == before
+    assert "Bis hierher." in "\n".join(before)
+
+
+def test_an_edit_while_another_program_reads_says_where_its_change_is(workdir: Path) -> None:
+    """A reader in the middle of a transaction keeps the checkpoint from moving what it may
+    still need: the edit succeeds anyway, in about the checkpoint's wait, and says where the
+    change is; the next command to end once the reader is done moves it into the file."""
+    ok("import", "data")
+    ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR)
+    reader = sqlite3.connect(workdir / "kb.sqlite", isolation_level=None)
+    reader.execute("BEGIN")
+    assert reader.execute("SELECT count(*) FROM revisions").fetchone() == (1,)
+    started = time.monotonic()
+    edited = kb("edit", "review", "17", "de", *EDITOR)
+    took = time.monotonic() - started
+    assert (edited.exit_code, edited.stdout) == (0, "revision 2\n")
+    assert edited.stderr == (
+        "kb: note: kb.sqlite: the last changes are still only in kb.sqlite-wal, as another "
+        "program is reading the store; the next kb command to end after it moves them into the "
+        "file (kb backup copies the store whole meanwhile)\n"
+    )
+    assert CHECKPOINT_WAIT_MS / 1000 <= took < CHECKPOINT_WAIT_MS / 1000 + 5
+    copy = main_file_alone(workdir / "kb.sqlite", workdir / "copies")
+    assert sqlite3.connect(copy).execute("SELECT count(*) FROM revisions").fetchone() == (1,)
+    assert reader.execute("SELECT count(*) FROM revisions").fetchone() == (1,)  # its snapshot
+    reader.execute("COMMIT")
+    reader.close()
+    assert ok("sources").stderr == ""  # a command that only reads moves them too
+    copy = main_file_alone(workdir / "kb.sqlite", workdir / "copies")
+    assert sqlite3.connect(copy).execute("SELECT count(*) FROM revisions").fetchone() == (2,)
+
+
+def test_what_a_killed_command_left_in_the_log_the_next_one_moves(workdir: Path) -> None:
+    ok("import", "data")
+    ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_ITS_EDIT, f"sqlite:///{workdir / 'kb.sqlite'}"]
+    )
+    assert killed.returncode == -9
+    assert (workdir / "kb.sqlite-wal").stat().st_size > 0  # its commit, only there
+    ok("sources")
+    copy = main_file_alone(workdir / "kb.sqlite", workdir / "copies")
+    copied = sqlite3.connect(copy)
+    assert copied.execute("SELECT editor FROM revisions ORDER BY id DESC").fetchone() == ("killed",)
+    assert copied.execute(
+        "SELECT text FROM ruling_translations WHERE ruling_id = 17 AND locale = 'de'"
+    ).fetchone() == ("Bis hierher.",)
+    copied.close()
+
+
+def test_a_backup_is_one_consistent_file_that_opens_as_a_store(workdir: Path) -> None:
+    ok("import", "data")
+    ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR)
+    keep = sqlite3.connect(workdir / "kb.sqlite")  # so that kb.sqlite-wal stays while it runs
+    try:
+        result = ok("backup", "copy.sqlite")
+    finally:
+        keep.close()
+    size = (workdir / "copy.sqlite").stat().st_size
+    assert result.output == f"kb.sqlite copied to copy.sqlite ({size:,} bytes)\n"
+    assert sorted(path.name for path in workdir.iterdir()) == ["copy.sqlite", "data", "kb.sqlite"]
+    assert dump(workdir / "copy.sqlite") == dump(workdir / "kb.sqlite")
+    copy = sqlite3.connect(workdir / "copy.sqlite")
+    assert copy.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    copy.close()
+    assert ok("db", "current", db="sqlite:///copy.sqlite").output == "0008 (latest)\n"
+    ok("backup", "copy.sqlite")  # a second backup replaces the first
+    assert not list(workdir.glob(".*.partial"))
+
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from kb import edits
+from kb.engine import make_engine
+
+engine = make_engine(sys.argv[1])
+stop = Path(sys.argv[2])
+n = 0
+while not stop.exists():
+    n += 1
+    edits.set_translation(engine, "writer", 17, "de", f"Fassung {n}.")
+print(n)
+"""
+
+
+def test_a_backup_taken_while_another_process_writes_is_consistent(workdir: Path) -> None:
+    """Each backup holds a state the store was in: its last revision is its translation."""
+    ok("import", "data")
+    ok("edit", "translation", "17", "de", "Fassung 0.", *EDITOR)  # the store in WAL mode
+    stop = workdir / "stop"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, f"sqlite:///{workdir / 'kb.sqlite'}", str(stop)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    counts = [1]
+    try:
+        for attempt in range(4):
+            wait_for_more_revisions(workdir / "kb.sqlite", than=counts[-1])
+            ok("backup", f"backup-{attempt}.sqlite")
+            backup = sqlite3.connect(workdir / f"backup-{attempt}.sqlite")
+            assert backup.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            (text_now,) = backup.execute(
+                "SELECT text FROM ruling_translations WHERE ruling_id = 17 AND locale = 'de'"
+            ).fetchone()
+            (revisions, last) = backup.execute(
+                "SELECT count(*), (SELECT new_value FROM revisions ORDER BY id DESC LIMIT 1)"
+                " FROM revisions"
+            ).fetchone()
+            backup.close()
+            assert f'"text": "{text_now}"' in last
+            assert text_now == f"Fassung {revisions - 1}."
+            counts.append(revisions)
+            history = ok("history", "--csv", db=f"sqlite:///backup-{attempt}.sqlite")
+            assert history.output.count("\n") == 1 + revisions
+    finally:
+        stop.touch()
+        written, _ = writer.communicate(timeout=60)
+    assert writer.returncode == 0
+    assert counts == sorted(set(counts)) and len(counts) == 5  # each taken as it wrote
+    assert counts[-1] <= int(written) + 1
+
+
+def wait_for_more_revisions(store: Path, than: int) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        connection = sqlite3.connect(store)
+        try:
+            (count,) = connection.execute("SELECT count(*) FROM revisions").fetchone()
+        finally:
+            connection.close()
+        if count > than:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the writer wrote no revision after the {than}th")
+
+
+def test_a_backup_never_goes_over_the_store_and_says_why_it_cannot(workdir: Path) -> None:
+    ok("import", "data")
+    ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR)
+    before = (workdir / "kb.sqlite").read_bytes()
+    for target, reason in [
+        ("kb.sqlite", "kb.sqlite: is the store itself; back up to another file"),
+        (
+            "./data/../kb.sqlite",
+            "data/../kb.sqlite: is the store itself; back up to another file",
+        ),
+        ("kb.sqlite-wal", "kb.sqlite-wal: is the store itself; back up to another file"),
+        ("data", "data: is a folder; name the file to write"),
+        ("nowhere/copy.sqlite", "nowhere: no such folder"),
+    ]:
+        result = kb("backup", target)
+        assert (result.exit_code, result.stderr) == (1, f"kb: error: {reason}\n"), target
+    assert (workdir / "kb.sqlite").read_bytes() == before
+    assert sorted(path.name for path in workdir.iterdir()) == ["data", "kb.sqlite"]
+
+
+def test_a_backup_of_another_name_for_the_store_is_refused(workdir: Path) -> None:
+    ok("import", "data")
+    (workdir / "link.sqlite").symlink_to(workdir / "kb.sqlite")
+    result = kb("backup", "link.sqlite")
+    assert result.stderr == "kb: error: link.sqlite: is the store itself; back up to another file\n"
+
+
+def test_a_backup_left_half_written_by_a_killed_one_is_not_kept(workdir: Path) -> None:
+    ok("import", "data")
+    (workdir / ".copy.sqlite.partial").write_bytes(b"half a copy")
+    ok("backup", "copy.sqlite")
+    assert not (workdir / ".copy.sqlite.partial").exists()
+    assert dump(workdir / "copy.sqlite") == dump(workdir / "kb.sqlite")
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    not POSTGRES_URL, reason="KB_TEST_POSTGRES_URL is not set: no PostgreSQL server"
+)
+def test_a_backup_on_postgresql_gives_the_pg_dump_command_that_works(
+    workdir: Path,
+    postgres: PostgresDatabases,
+    postgres_role: tuple[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name, password = postgres_role
+    server = make_url(str(POSTGRES_URL))
+    url = f"postgresql+psycopg://{name}:p%40ss%2Fw%25rd%3A50%25@{server.host}/{name}"
+    ok("import", "data", db=url)
+    result = kb("backup", "my backup.dump", db=url)
+    command = (
+        f"pg_dump --format=custom --file='my backup.dump' postgresql://{name}@{server.host}/{name}"
+    )
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"kb: error: kb backup copies SQLite stores; use {command}\n",
+    )
+    monkeypatch.setenv("PGPASSWORD", password)
+    if shutil.which("pg_dump") is None:
+        pytest.skip("pg_dump is not installed: the command given is not run")
+    subprocess.run(command, shell=True, check=True, capture_output=True)
+    listing = subprocess.run(
+        ["pg_restore", "--list", "my backup.dump"], check=True, capture_output=True, text=True
+    ).stdout
+    assert "TABLE DATA public revisions" in listing and "TABLE DATA public cards" in listing
+    restored = postgres.create(migrated=False)
+    try:
+        subprocess.run(
+            [
+                "pg_restore",
+                "--no-owner",  # the restored store is kb_ci's: the backed-up role is dropped after
+                "--dbname",
+                make_url(restored)
+                .set(drivername="postgresql")
+                .render_as_string(hide_password=False),
+                "my backup.dump",
+            ],
+            check=True,
+            capture_output=True,
+        )
+        assert ok("sources", db=restored).output == ok("sources", db=url).output
+        counted = ok("sql", "--csv", "SELECT count(*) AS n FROM cards", db=restored)
+        assert counted.output == "n\n2\n"  # as the read-only role: its grants came back too
+    finally:
+        postgres.drop(restored)  # before the role its default privileges name
+
+
+# §3 Database URLs as users write them
+
+
+@pytest.mark.parametrize(
+    "url,reason",
+    [
+        (
+            "mysql://kb:secret@localhost/kb",
+            "mysql://kb:***@localhost/kb: kb has no driver for mysql",
+        ),
+        ("mssql+pyodbc://dsn", "mssql+pyodbc://dsn: kb has no driver for mssql+pyodbc"),
+        ("oracle://scott@host/db", "oracle://scott@host/db: kb has no driver for oracle"),
+        ("nonsense://", "nonsense://: kb has no driver for nonsense"),
+        (
+            "postgresql+psycopg2://h/db",
+            "postgresql+psycopg2://h/db: kb has no driver for postgresql+psycopg2",
+        ),
+        (
+            "sqlite+aiosqlite:///kb.sqlite",
+            "sqlite+aiosqlite:///kb.sqlite: kb has no driver for sqlite+aiosqlite",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", [["sources"], ["sql", "SELECT 1"], ["import", "data"]])
+def test_an_engine_kb_has_no_driver_for_is_one_line(
+    workdir: Path, url: str, reason: str, command: list[str]
+) -> None:
+    result = kb(*command, db=url)
+    assert (result.exit_code, result.stderr) == (1, f"kb: error: {reason}; it takes {SUPPORTED}\n")
+    assert sorted(path.name for path in workdir.iterdir()) == ["data"]
+
+
+def test_a_bare_path_is_told_how_to_write_it(workdir: Path) -> None:
+    result = kb("sources", db="kb.sqlite")
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"kb: error: kb.sqlite: not a database URL; kb takes {SUPPORTED} "
+        "(sqlite:///kb.sqlite for this file)\n",
+    )
+    assert not (workdir / "kb.sqlite").exists()
+
+
+READING_COMMANDS = [
+    ["sources"],
+    ["sql", "SELECT 1"],
+    ["query", "undated_links"],
+    ["build", "--out", "site", "--jobs", "1"],
+    ["export", "--format", "csv", "--out", "links.csv"],
+    ["export", "--format", "mtgjson"],
+    ["history"],
+    ["db", "current"],
+    ["backup", "copy.sqlite"],
+]
+# Commands that write, but only to a store that is there: on none there is nothing to change.
+WRITING_TO_A_STORE = [
+    ["edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR],
+    ["edit", "tag", "spree", "--ruling", "6", *EDITOR],
+    ["revert", "1", *EDITOR],
+    ["db", "downgrade", "base", "--yes"],
+]
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS + WRITING_TO_A_STORE, ids=" ".join)
+def test_a_misspelt_sqlite_path_is_no_store_and_creates_nothing(
+    workdir: Path, command: list[str]
+) -> None:
+    ok("import", "data")
+    result = kb(*command, db="sqlite:///kb.sqlte")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"kb: error: sqlite:///kb.sqlte: {NO_STORE}\n"
+    assert sorted(path.name for path in workdir.iterdir()) == ["data", "kb.sqlite"]
+
+
+@pytest.mark.parametrize(
+    "command", [c for c in READING_COMMANDS if c[0] not in ("db", "backup")], ids=" ".join
+)
+def test_a_database_without_tables_is_no_store_to_a_command_that_reads(
+    workdir: Path, empty_database_url: str, command: list[str]
+) -> None:
+    """On SQLite the file is not there; on PostgreSQL the database is, with no table."""
+    result = kb(*command, db=empty_database_url)
+    shown = make_url(empty_database_url).render_as_string()
+    assert (result.exit_code, result.stderr) == (1, f"kb: error: {shown}: {NO_STORE}\n")
+    assert sorted(path.name for path in workdir.iterdir()) == ["data"]
+    if empty_database_url.startswith("postgresql"):
+        engine = make_engine(empty_database_url)
+        assert inspect(engine).get_table_names() == []
+        engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    not POSTGRES_URL, reason="KB_TEST_POSTGRES_URL is not set: no PostgreSQL server"
+)
+@pytest.mark.parametrize("command", [["sources"], ["import", "data"]], ids=" ".join)
+def test_a_misspelt_postgresql_database_is_one_line(workdir: Path, command: list[str]) -> None:
+    """The server makes no database for a connection: even kb import says there is none."""
+    url = make_url(str(POSTGRES_URL)).set(database="kb_no_such_database")
+    result = kb(*command, db=url.render_as_string(hide_password=False))
+    assert result.exit_code == 1
+    assert result.stderr.startswith("kb: error: database: connection failed: ")
+    assert result.stderr.endswith('database "kb_no_such_database" does not exist\n')
+    assert result.stderr.count("\n") == 1
+
+
+def test_kb_schema_and_the_saved_queries_list_need_no_store(workdir: Path) -> None:
+    ok("schema")
+    ok("query", "--list")
+    assert sorted(path.name for path in workdir.iterdir()) == ["data"]
+
+
+@pytest.mark.parametrize("command", [["import", "data"], ["db", "upgrade"], ["demo"]], ids=" ".join)
+def test_the_commands_that_create_a_store(workdir: Path, command: list[str]) -> None:
+    ok(*command, db="sqlite:///new.sqlite")
+    assert ok("db", "current", db="sqlite:///new.sqlite").output == "0008 (latest)\n"
+
+
+def test_downgrade_to_base_leaves_no_table_and_kb_brings_it_back(empty_database_url: str) -> None:
+    url = empty_database_url
+    shown = make_url(url).render_as_string()
+    ok("import", str(DATA), db=url)
+    assert ok("db", "downgrade", "base", "--yes", db=url).output == "database at revision base\n"
+    engine = make_engine(url)
+    assert inspect(engine).get_table_names() == []
+    result = kb("sources", db=url)
+    assert result.stderr == f"kb: error: {shown}: {NO_STORE}\n"
+    assert ok("db", "current", db=url).output == "base (behind: latest is 0008)\n"
+    ok("import", str(DATA), db=url)
+    assert "data/catalog.toml" in ok("sources", db=url).output
+    engine.dispose()
+
+
+def test_a_store_alembic_took_down_to_base_is_brought_back_up(empty_database_url: str) -> None:
+    """Alembic itself keeps its version table at base, empty: that table alone is no one
+    else's, and kb takes the database for its store."""
+    url = empty_database_url
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.execute(
+            text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY)")
+        )
+    assert kb("sources", db=url).stderr.endswith(f": {NO_STORE}\n")
+    ok("import", str(DATA), db=url)
+    assert ok("db", "current", db=url).output == "0008 (latest)\n"
+    engine.dispose()
+
+
+@pytest.fixture
+def postgres_role(postgres: PostgresDatabases) -> Iterator[tuple[str, str]]:
+    """A new login role whose password holds @, / and % (a superuser, as kb's migrations
+    create the read-only role), and its database: (name, password)."""
+    name = f"kb_role_{uuid.uuid4().hex[:8]}"
+    password = "p@ss/w%rd:50%"
+    with postgres.admin.connect() as connection:
+        connection.execute(text(f"CREATE ROLE {name} LOGIN SUPERUSER PASSWORD '{password}'"))
+        connection.execute(text(f'CREATE DATABASE "{name}" OWNER {name}'))
+    yield name, password
+    with postgres.admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        connection.execute(text(f"DROP ROLE IF EXISTS {name}"))
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    not POSTGRES_URL, reason="KB_TEST_POSTGRES_URL is not set: no PostgreSQL server"
+)
+def test_a_percent_encoded_password_works_in_every_command(
+    workdir: Path, postgres: PostgresDatabases, postgres_role: tuple[str, str]
+) -> None:
+    name, password = postgres_role
+    server = make_url(str(POSTGRES_URL))
+    url = f"postgresql+psycopg://{name}:p%40ss%2Fw%25rd%3A50%25@{server.host}/{name}"
+    assert make_url(url).password == password
+    for command in (["db", "current"], ["db", "upgrade"], ["import", "data"]):
+        ok(*command, db=url)
+    counted = ok("sql", "--csv", "SELECT count(*) AS cards FROM cards", db=url)
+    assert counted.output == "cards\n2\n"
+    ok("query", "undated_links", db=url)
+    ok("edit", "translation", "17", "de", "Ein Entwurf.", *EDITOR, db=url)
+    assert ok("history", "--csv", db=url).output.count("\n") == 2
+    ok("build", "--out", "site", "--jobs", "1", db=url)
+    assert ok("db", "downgrade", "base", "--yes", db=url).output == "database at revision base\n"
+    wrong = kb("sources", db=url.replace("%40", "%41"))
+    assert wrong.exit_code == 1 and "password authentication failed" in wrong.stderr
+    assert password not in wrong.stderr and "%25" not in wrong.stderr
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    not POSTGRES_URL, reason="KB_TEST_POSTGRES_URL is not set: no PostgreSQL server"
+)
+def test_postgresql_without_a_driver_named_is_psycopg(
+    workdir: Path, postgres: PostgresDatabases
+) -> None:
+    url = postgres.create(migrated=True)
+    bare = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    ok("import", "data", db=bare)
+    assert ok("sql", "--csv", "SELECT count(*) AS n FROM cards", db=bare).output == "n\n2\n"
+    heroku = url.replace("postgresql+psycopg://", "postgres://", 1)
+    assert ok("db", "current", db=heroku).output == "0008 (latest)\n"
+
+
+SOCKETS = Path("/var/run/postgresql")
+
+
+@pytest.fixture
+def socket_store(postgres: PostgresDatabases) -> Iterator[tuple[str, str]]:
+    """A role and an empty database on the server's socket: (role, database). Peer
+    authentication takes the system user's name as the role: one made for the test (a
+    superuser, as kb's migrations create the read-only role), unless there is one."""
+    if not (SOCKETS / ".s.PGSQL.5432").exists():
+        pytest.skip(f"no PostgreSQL socket in {SOCKETS}")
+    name = getpass.getuser()
+    database = f"kb_socket_{uuid.uuid4().hex[:8]}"
+    with postgres.admin.connect() as connection:
+        exists = connection.execute(
+            text("SELECT 1 FROM pg_roles WHERE rolname = :name"), {"name": name}
+        ).scalar()
+        if not exists:
+            connection.execute(text(f'CREATE ROLE "{name}" LOGIN SUPERUSER'))
+        connection.execute(text(f'CREATE DATABASE "{database}"'))
+    yield name, database
+    with postgres.admin.connect() as connection:
+        # The database first: its tables belong to the role.
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+        if not exists:
+            connection.execute(text(f'DROP ROLE IF EXISTS "{name}"'))
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    not POSTGRES_URL, reason="KB_TEST_POSTGRES_URL is not set: no PostgreSQL server"
+)
+def test_a_socket_folder_as_host(workdir: Path, socket_store: tuple[str, str]) -> None:
+    role, database = socket_store
+    url = f"postgresql+psycopg://{role}@/{database}?host=%2Fvar%2Frun%2Fpostgresql"
+    ok("import", "data", db=url)
+    assert ok("sql", "--csv", "SELECT count(*) AS n FROM cards", db=url).output == "n\n2\n"
+    assert ok("db", "current", db=url).output == "0008 (latest)\n"
+    result = kb("backup", "kb.dump", db=url)
+    assert result.stderr == (
+        "kb: error: kb backup copies SQLite stores; use pg_dump --format=custom "
+        f"--file=kb.dump 'postgresql://{role}@/{database}?host=%2Fvar%2Frun%2Fpostgresql'\n"
+    )
