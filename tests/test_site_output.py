@@ -8,6 +8,7 @@ import os
 import queue
 import re
 import subprocess
+import sys
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -17,11 +18,13 @@ from urllib.parse import urldefrag
 
 import html5lib
 import pytest
+from click.testing import CliRunner
 from realdata import DATA
 from sqlalchemy import or_, update
 from sqlalchemy.engine import Engine
 
 from kb import db
+from kb.cli import cli
 from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import build as site_build
@@ -336,3 +339,40 @@ def test_a_site_of_some_locales_without_an_address(demo_store: Engine, tmp_path:
     assert set(re.findall(r'href="([^"]+)"', not_found)) == {
         "/static/style.css", "/it/index.html", "/it/cards/index.html",
     }  # fmt: skip
+
+
+def test_a_build_killed_in_a_mount_point_leaves_a_whole_site(
+    sqlite_url: str, mount_point: Path
+) -> None:
+    """kb build --full killed (SIGKILL) at moments spread over its run: the volume serves one
+    whole site each time (every page, each showing the same edit), the next build works, and
+    the builds' leftovers are gone after it."""
+    engine = site_build_engine(sqlite_url)
+    command = [sys.executable, "-m", "kb", "--db", sqlite_url, "-q", "build", "--full"]
+    command += ["--out", str(mount_point), "-j", "1"]
+    assert subprocess.run(command, check=False).returncode == 0
+    addresses = set(_served(mount_point))
+    for number, delay in enumerate((0.5, 1.0, 1.5, 2.0, 2.5, 3.0)):
+        _edit_spree_modes(engine, f"kill {number}.")
+        process = subprocess.Popen(command)
+        try:
+            process.wait(delay)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        served = _served(mount_point)
+        assert set(served) == addresses
+        shown = {
+            match
+            for data in served.values()
+            for match in re.findall(rb"Edited: kill [0-9]+\.", data)
+        }
+        assert len(shown) <= 1, shown  # one build's site, or the first (no edit yet)
+    engine.dispose()
+    result = CliRunner().invoke(cli, command[3:])
+    assert (result.exit_code, result.output) == (0, "")
+    assert "Edited: kill 5." in (mount_point / GERMAN_PAGE).read_text("utf-8")
+    assert len(_versions(mount_point)) == 1
+    assert [
+        name for name in os.listdir(mount_point) if name.startswith((".kb-link", ".kb-old"))
+    ] == []
