@@ -10,6 +10,8 @@ import re
 import subprocess
 import sys
 import threading
+import urllib.error
+import urllib.request
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +33,7 @@ from kb.site import build as site_build
 from kb.site import render
 from kb.site.build import MANIFEST, BuildOptions, BuildResult, Kept, Manifest, build
 from kb.site.output import CURRENT, VERSION_PREFIX
+from kb.site.serve import preview_server
 from kb.site.watch import watch
 
 GERMAN_PAGE = "de/cards/three-steps-ahead.html"
@@ -378,3 +381,32 @@ def test_a_build_killed_in_a_mount_point_leaves_a_whole_site(
     leftovers = [name for name in os.listdir(mount_point) if name.startswith((".kb-l", ".kb-o"))]
     assert leftovers == []
     assert killed > 0
+
+
+def test_some_locales_into_a_new_file_system(demo_store: Engine, mount_point: Path) -> None:
+    """A new file system's root holds lost+found (ext4's), which does not make it someone's
+    folder; builds of some locales carry the others over from the live version folder, and
+    the preview server serves the linked site."""
+    (mount_point / "lost+found").mkdir()
+    de_ja = BuildOptions(locales=(BY_CODE["de"], BY_CODE["ja"]), base_url=PUBLISHED)
+    build(demo_store, mount_point, de_ja)
+    build(demo_store, mount_point, BuildOptions(locales=(BY_CODE["fr"],), full=True))
+    assert sorted(name for name in os.listdir(mount_point) if "." not in name) == [
+        "de", "fr", "ja", "lost+found", "static",
+    ]  # fmt: skip
+    assert (mount_point / "lost+found").is_dir() and not (mount_point / "lost+found").is_symlink()
+    assert _broken_links(mount_point, PUBLISHED) == []
+    assert len(_versions(mount_point)) == 1
+    server = preview_server(mount_point, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        with urllib.request.urlopen(base + GERMAN_PAGE) as response:
+            assert "Drei Schritte voraus" in response.read().decode("utf-8")
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(base + "en/index.html")
+        assert missing.value.code == 404 and b"Seite nicht gefunden" in missing.value.read()
+    finally:
+        server.shutdown()
+        server.server_close()
