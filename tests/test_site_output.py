@@ -30,6 +30,7 @@ from kb.cli import cli
 from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import build as site_build
+from kb.site import output as site_output
 from kb.site import render
 from kb.site.build import MANIFEST, BuildOptions, BuildResult, Kept, Manifest, build
 from kb.site.output import CURRENT, VERSION_PREFIX
@@ -410,3 +411,46 @@ def test_some_locales_into_a_new_file_system(demo_store: Engine, mount_point: Pa
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _refused(*_args: object) -> None:
+    raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("mounted", [False, True], ids=["folder", "mount-point"])
+def test_a_swap_that_fails_leaves_the_previous_site(
+    demo_store: Engine,
+    tmp_path: Path,
+    mounted: bool,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = request.getfixturevalue("mount_point") if mounted else tmp_path / "site"
+    build(demo_store, out)
+    before = _served(out)
+    _edit_spree_modes(demo_store, "never live.")
+    step = "_replace_link" if mounted else "_replace_folder"
+    monkeypatch.setattr(site_output, step, _refused)
+    with pytest.raises(OSError, match="No space left"):
+        build(demo_store, out, BuildOptions(full=True))
+    assert _served(out) == before
+    assert len(_versions(out)) == (1 if mounted else 0)
+    assert [name for name in os.listdir(tmp_path) if name.startswith(".")] == []
+    monkeypatch.undo()
+    assert build(demo_store, out).written == 3 * 11
+
+
+def test_without_an_exchange_call_two_renames_do(demo_store: Engine, tmp_path: Path) -> None:
+    """Where renameat2 is missing or the file system refuses RENAME_EXCHANGE, a plain folder is
+    replaced by two renames and a plain site becoming linked has each entry renamed aside."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(site_output, "_exchange", lambda _first, _second: False)
+        out = build(demo_store, tmp_path / "site").out
+        expected = _served(out)
+        assert build(demo_store, out, BuildOptions(full=True)).written == 70
+        assert _served(out) == expected
+        with _mounted(["mount", "--bind", str(out), str(out)], out):
+            build(demo_store, out, BuildOptions(full=True))
+            assert (out / "en").is_symlink() and _served(out) == expected
+    assert [name for name in os.listdir(tmp_path) if name.startswith(".")] == []
+    assert [name for name in os.listdir(out) if name.startswith((".kb-l", ".kb-o"))] == []

@@ -188,7 +188,8 @@ class Output:
             else:
                 _replace_folder(staging, self.out)
         finally:
-            self.staging = None  # swapped in, or left for tidy() once unlocked
+            # What is left at the staging folder's path: nothing, the previous site (plain),
+            # or the new site if the switch failed before it was made live.
             self.discard()
         if self.linked:
             tidy(self.out)
@@ -207,6 +208,7 @@ class Output:
         # Links for new entries first: until the switch they lead nowhere, as on the old site.
         replaced = _link_entries(self.out, names)
         _replace_link(self.out / CURRENT, staging.name)
+        self.staging = None  # live: discard() must leave it
         _replace_entries(self.out, replaced)
 
 
