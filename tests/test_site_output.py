@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -142,6 +143,11 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     # Back to no base address: the sitemap's link goes with the sitemap.
     build(demo_store, mount_point, BuildOptions(full=True, base_url=""))
     assert not os.path.lexists(mount_point / "sitemap.xml")
+    # The live version folder removed by hand: the next build makes the site again.
+    shutil.rmtree(mount_point / os.readlink(mount_point / CURRENT))
+    assert build(demo_store, mount_point).written == 70
+    build(demo_store, plain)  # the edit the failed builds did not publish
+    assert _served(mount_point) == {**_served(plain), "CNAME": b"rulings.example.org\n"}
     assert not [name for name in os.listdir(tmp_path) if name.startswith(".")]  # none beside
 
 

@@ -86,6 +86,7 @@ def check_folder(out: Path) -> None:
     if (
         out.is_dir()
         and not (out / MANIFEST).is_file()
+        and not _is_linked(out)  # kb's, even with its version folder gone
         and any(name not in _NOT_CONTENT for name in os.listdir(out))
     ):
         raise OutputFolderError(
