@@ -460,3 +460,21 @@ def test_without_an_exchange_call_two_renames_do(demo_store: Engine, tmp_path: P
             assert (out / "en").is_symlink() and _served(out) == expected
     assert [name for name in os.listdir(tmp_path) if name.startswith(".")] == []
     assert [name for name in os.listdir(out) if name.startswith((".kb-l", ".kb-o"))] == []
+
+
+def test_sitemap_parts_come_and_go_in_a_mount_point(
+    demo_store: Engine, mount_point: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site large enough for a sitemap index (made so with 2 pages a part): every part is
+    linked at the top, and resolves; when the site needs fewer, an incremental build removes
+    the parts and their links."""
+    monkeypatch.setattr(site_build, "SITEMAP_GROUPS", 2)
+    options = BuildOptions(locales=(BY_CODE["de"], BY_CODE["ja"]), base_url=PUBLISHED)
+    build(demo_store, mount_point, options)
+    parts = sorted(name for name in os.listdir(mount_point) if name.startswith("sitemap-"))
+    assert parts == ["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"]  # 6 pages, 2 a part
+    assert _broken_links(mount_point, PUBLISHED) == []
+    monkeypatch.setattr(site_build, "SITEMAP_GROUPS", 300)
+    assert build(demo_store, mount_point, options).removed == 3
+    assert not [name for name in os.listdir(mount_point) if name.startswith("sitemap-")]
+    assert _broken_links(mount_point, PUBLISHED) == []
