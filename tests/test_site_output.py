@@ -30,9 +30,9 @@ from kb import db
 from kb.cli import cli
 from kb.importing import run_import
 from kb.locales import BY_CODE
+from kb.site import OutputFolderError, render
 from kb.site import build as site_build
 from kb.site import output as site_output
-from kb.site import render
 from kb.site.build import MANIFEST, BuildOptions, BuildResult, Kept, Manifest, build
 from kb.site.output import CURRENT, VERSION_PREFIX
 from kb.site.serve import preview_server
@@ -143,6 +143,14 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     # Back to no base address: the sitemap's link goes with the sitemap.
     build(demo_store, mount_point, BuildOptions(full=True, base_url=""))
     assert not os.path.lexists(mount_point / "sitemap.xml")
+    # A .kb-current that leads elsewhere is refused: no page is written through it.
+    current = os.readlink(mount_point / CURRENT)
+    (mount_point / CURRENT).unlink()
+    (mount_point / CURRENT).symlink_to(f"../{mount_point.name}/{current}")
+    with pytest.raises(OutputFolderError, match="not a kb version folder"):
+        build(demo_store, mount_point)
+    (mount_point / CURRENT).unlink()
+    (mount_point / CURRENT).symlink_to(current)
     # The live version folder removed by hand: the next build makes the site again.
     shutil.rmtree(mount_point / os.readlink(mount_point / CURRENT))
     assert build(demo_store, mount_point).written == 70

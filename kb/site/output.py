@@ -73,9 +73,13 @@ def _is_linked(out: Path) -> bool:
 def live_root(out: Path) -> Path:
     """The folder that holds the pages of the site in ``out``: ``out`` itself, or its current
     version folder."""
-    if _is_linked(out):
-        return out / os.readlink(out / CURRENT)
-    return out
+    if not _is_linked(out):
+        return out
+    version = os.readlink(out / CURRENT)
+    if not version.startswith(VERSION_PREFIX) or "/" in version or version in (".", ".."):
+        # kb makes it name a folder beside it; pages never follow one anywhere else.
+        raise OutputFolderError(f"{out / CURRENT}: leads to {version}, not a kb version folder")
+    return out / version
 
 
 def check_folder(out: Path) -> None:
