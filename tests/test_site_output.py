@@ -28,6 +28,7 @@ from sqlalchemy.engine import Engine
 
 from kb import db
 from kb.cli import cli
+from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import OutputFolderError, render
@@ -231,8 +232,7 @@ def test_a_reader_sees_the_old_site_or_the_new_one(
 
 
 def site_build_engine(url: str) -> Engine:
-    from kb.engine import make_engine
-
+    """A store of the demo data at ``url``, for a test that runs builds beside its own reads."""
     engine = make_engine(url)
     run_import(engine, [DATA])
     return engine
