@@ -25,7 +25,7 @@ from kb.engine import DEFAULT_DATABASE_URL, StoreError, sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.records import ParseError
-from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL, OutputFolderError
+from kb.site import WATCH_INTERVAL, OutputFolderError
 from kb.store import close_store, open_store
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
@@ -334,10 +334,12 @@ def _locale_list(
     return tuple(locale for locale in LOCALES if locale.code.lower() in codes)
 
 
-def _base_url(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
-    """An absolute http(s) address, ending with a slash."""
+def _base_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """An absolute http(s) address, ending with a slash; "" none, None not given."""
+    if not value:
+        return value
     parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https") or not parts.netloc or not value.isprintable():
         raise click.BadParameter(f"{value!r}: not an absolute http(s) address")
     return value if value.endswith("/") else f"{value}/"
 
@@ -368,10 +370,9 @@ def _base_url(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
 )
 @click.option(
     "--base-url",
-    default=DEFAULT_BASE_URL,
-    show_default=True,
     callback=_base_url,
-    help="Where the site is published (absolute addresses in sitemap.xml and robots.txt).",
+    help="Where the site is published, for sitemap.xml, robots.txt and 404.html; kept by the "
+    "site for later builds ('' forgets it). Without one there is no sitemap.",
 )
 @click.option(
     "--watch",
@@ -392,7 +393,7 @@ def build_command(
     full: bool,
     jobs: int,
     locales: tuple[Locale, ...],
-    base_url: str,
+    base_url: str | None,
     watch: bool,
     interval: float,
 ) -> None:
@@ -452,10 +453,13 @@ def _keep_watching(
 
 
 def _built(result: BuildResult) -> str:
-    return (
+    line = (
         f"{result.pages} pages in {result.out}: {result.written} written, "
         f"{result.unchanged} unchanged, {result.removed} removed"
     )
+    if result.base_url_was is not None:
+        line += f"; base URL {result.base_url or 'none'} (was {result.base_url_was or 'none'})"
+    return line
 
 
 @cli.command("serve")

@@ -27,7 +27,7 @@ from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import OutputFolderError, render
 from kb.site import build as site_build
-from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, build
+from kb.site.build import MANIFEST, BuildOptions, build
 from kb.site.collation import collated, label, sectioned
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND
@@ -107,9 +107,9 @@ def test_every_page_is_valid_html5_and_every_link_resolves(demo_site: Path) -> N
                 link = element.get(attribute)
                 if link is None:
                     continue
-                if page == demo_site / NOT_FOUND:  # served at any address: absolute links
-                    assert link.startswith(DEFAULT_BASE_URL), f"{page}: {link} is not absolute"
-                    link = relative_href(NOT_FOUND, link.removeprefix(DEFAULT_BASE_URL))
+                if page == demo_site / NOT_FOUND:  # served at any address: from the root
+                    assert link.startswith("/"), f"{page}: {link} is not from the root"
+                    link = relative_href(NOT_FOUND, link.removeprefix("/"))
                 assert not re.match(r"[a-z]+:|/", link), f"{page}: {link} is not relative"
                 target, fragment = urldefrag(link)
                 resolved = (page.parent / target).resolve() if target else page
@@ -175,24 +175,39 @@ def test_home_counts_and_language_picker(demo_site: Path) -> None:
     assert '<a href="de/index.html" hreflang="de" lang="de">Deutsch</a>' in root
 
 
-def test_sitemap_robots_and_404(demo_site: Path) -> None:
-    urls = ET.parse(demo_site / "sitemap.xml").getroot().findall(f"{SITEMAP}url")
+def test_sitemap_robots_and_404(demo_engine: Engine, tmp_path: Path) -> None:
+    published = "https://rulings.example.org/kb/"
+    site = build(demo_engine, tmp_path / "site", BuildOptions(base_url=published)).out
+    urls = ET.parse(site / "sitemap.xml").getroot().findall(f"{SITEMAP}url")
     assert len(urls) == 11 * 6
     german = next(u for u in urls if u.findtext(f"{SITEMAP}loc", "").endswith(str(GERMAN_PAGE)))
     alternates = {link.get("hreflang"): link.get("href") for link in german.iter(f"{XHTML}link")}
     assert len(alternates) == 12
-    assert alternates["x-default"] == "http://127.0.0.1:8000/en/cards/three-steps-ahead.html"
-    assert (demo_site / "robots.txt").read_text() == (
-        "User-agent: *\nAllow: /\n\nSitemap: http://127.0.0.1:8000/sitemap.xml\n"
+    assert alternates["x-default"] == f"{published}en/cards/three-steps-ahead.html"
+    assert (site / "robots.txt").read_text() == (
+        f"User-agent: *\nAllow: /\n\nSitemap: {published}sitemap.xml\n"
     )
-    not_found = (demo_site / "404.html").read_text("utf-8")
+    not_found = (site / "404.html").read_text("utf-8")
     assert "<h1>Page not found</h1>" in not_found
     # Served for any missing address, however deep: absolute links, every language.
-    assert '<link rel="stylesheet" href="http://127.0.0.1:8000/static/style.css">' in not_found
+    assert f'<link rel="stylesheet" href="{published}static/style.css">' in not_found
     assert (
-        '<li lang="de"><a href="http://127.0.0.1:8000/de/index.html" hreflang="de">Deutsch</a>: '
+        f'<li lang="de"><a href="{published}de/index.html" hreflang="de">Deutsch</a>: '
         "Seite nicht gefunden</li>"
     ) in not_found
+
+
+def test_a_default_build_points_nowhere_outside(demo_site: Path) -> None:
+    """Without a base address no page names a host (127.0.0.1 least of all): 404.html links
+    from the server's root, and there is no sitemap, whose addresses would be absolute."""
+    for path, data in _pages(demo_site).items():
+        assert b"127.0.0.1" not in data and b"localhost" not in data, path
+        assert not re.search(rb'(href|src)="[a-z]+:', data), path
+    assert (demo_site / "robots.txt").read_text() == "User-agent: *\nAllow: /\n"
+    assert not (demo_site / "sitemap.xml").exists()
+    not_found = (demo_site / "404.html").read_text("utf-8")
+    assert '<link rel="stylesheet" href="/static/style.css">' in not_found
+    assert '<li lang="de"><a href="/de/index.html" hreflang="de">Deutsch</a>: ' in not_found
 
 
 def test_collation_is_each_locales_own() -> None:
@@ -484,7 +499,7 @@ def test_build_keeps_what_it_did_not_write(demo_store: Engine, tmp_path: Path) -
         assert {path: _files(out)[path] for path in theirs} == theirs
         assert (out / "latest").readlink() == Path("en")
     _add_card(demo_store, "Zzyzx", de="Zzyzx de")
-    assert build(demo_store, out).written == 3 * 11 + 1  # its pages, A-Z pages, homes, sitemap
+    assert build(demo_store, out).written == 3 * 11  # its pages, A-Z pages, homes
     assert {path: _files(out)[path] for path in theirs} == theirs
 
 
@@ -496,7 +511,7 @@ def test_locale_subset_keeps_the_other_locales(demo_store: Engine, tmp_path: Pat
     after = _files(out)
     assert "de/cards/zzyzx.html" in after and "fr/cards/zzyzx.html" not in after
     assert {path for path in before if path.startswith("fr/")} <= set(after)
-    assert result.pages == 2 * (3 + 4) + 5  # 3 cards, home, index, 2 mechanics; 5 root files
+    assert result.pages == 2 * (3 + 4) + 4  # 3 cards, home, index, 2 mechanics; 4 root files
 
 
 def test_parallel_build_splits_cards_across_workers(
@@ -508,7 +523,7 @@ def test_parallel_build_splits_cards_across_workers(
     monkeypatch.setattr(site_build, "CARDS_PER_TASK", 2)
     parallel = build(demo_store, tmp_path / "parallel", BuildOptions(jobs=2))
     assert _pages(serial.out) == _pages(parallel.out)
-    assert parallel.pages == serial.pages == 11 * (7 + 4) + 5
+    assert parallel.pages == serial.pages == 11 * (7 + 4) + 4
 
 
 def test_shares_shrink_towards_the_end_so_workers_finish_together() -> None:
@@ -534,11 +549,11 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     args = ["--db", sqlite_url, "build", "--out", str(out), "--jobs", "1"]
     first = runner.invoke(cli, args)
     assert first.exit_code == 0, first.output
-    assert first.output == f"71 pages in {out}: 71 written, 0 unchanged, 0 removed\n"
+    assert first.output == f"70 pages in {out}: 70 written, 0 unchanged, 0 removed\n"
     second = runner.invoke(cli, [*args, "--locale", "de,it"])
-    assert second.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
+    assert second.output == f"16 pages in {out}: 0 written, 16 unchanged, 0 removed\n"
     any_case = runner.invoke(cli, [*args, "--locale", "pt-br,ZH-HANT"])  # as the folders are named
-    assert any_case.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
+    assert any_case.output == f"16 pages in {out}: 0 written, 16 unchanged, 0 removed\n"
     assert runner.invoke(cli, ["-q", *args, "--full"]).output == ""
     bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
     assert bad.exit_code == 2
@@ -551,14 +566,42 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
         "kb: error: /proc: cannot make the build's staging folder here (No such file or "
         "directory)\n"
     )
-    for address in ("rulings.example.org", "javascript:alert(1)", "ftp://example.org/"):
+    for address in (
+        "rulings.example.org",
+        "javascript:alert(1)",
+        "ftp://example.org/",
+        "http://a\tb/",
+    ):
         wrong = runner.invoke(cli, [*args, "--base-url", address])
         assert wrong.exit_code == 2, address
         assert f"{address!r}: not an absolute http(s) address" in wrong.output
     published = runner.invoke(cli, [*args, "--base-url", "https://rulings.example.org/kb"])
     assert published.exit_code == 0, published.output
+    assert published.output == (
+        f"71 pages in {out}: 3 written, 68 unchanged, 0 removed; "
+        "base URL https://rulings.example.org/kb/ (was none)\n"
+    )
     robots = (out / "robots.txt").read_text("utf-8")
     assert "Sitemap: https://rulings.example.org/kb/sitemap.xml" in robots
+    # A plain build keeps the site's address; a new one says so; '' forgets it.
+    plain = runner.invoke(cli, args)
+    assert plain.output == f"71 pages in {out}: 0 written, 71 unchanged, 0 removed\n"
+    assert (out / "robots.txt").read_text("utf-8") == robots
+    moved = runner.invoke(cli, [*args, "--base-url", "https://example.net/"])
+    assert moved.output == (
+        f"71 pages in {out}: 3 written, 68 unchanged, 0 removed; "
+        "base URL https://example.net/ (was https://rulings.example.org/kb/)\n"
+    )
+    assert runner.invoke(cli, [*args, "--locale", "de"]).output == (
+        f"11 pages in {out}: 0 written, 11 unchanged, 0 removed\n"
+    )
+    assert "https://example.net/sitemap.xml" in (out / "robots.txt").read_text("utf-8")
+    forgotten = runner.invoke(cli, [*args, "--base-url", ""])
+    assert forgotten.output == (
+        f"70 pages in {out}: 2 written, 68 unchanged, 1 removed; "
+        "base URL none (was https://example.net/)\n"
+    )
+    assert not (out / "sitemap.xml").exists()
 
 
 def test_serve_previews_the_site_on_localhost(demo_site: Path) -> None:

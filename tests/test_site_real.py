@@ -25,7 +25,7 @@ from realdata import realdata
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE, LOCALES
-from kb.site.build import DEFAULT_BASE_URL, MANIFEST, BuildOptions, BuildResult, build
+from kb.site.build import MANIFEST, BuildOptions, BuildResult, build
 from kb.site.data import load_cards, load_index
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND, Urls
@@ -81,8 +81,8 @@ def _broken_links(site: Path, page: str, files: frozenset[str]) -> list[str]:
     broken = []
     for raw in LINK.findall(text):
         link = raw.decode("utf-8")
-        if page == NOT_FOUND:  # served at any address: absolute links
-            link = relative_href(NOT_FOUND, link.removeprefix(DEFAULT_BASE_URL))
+        if page == NOT_FOUND:  # served at any address: from the server's root
+            link = relative_href(NOT_FOUND, link.removeprefix("/"))
         target, _, fragment = link.partition("#")
         if re.match(r"[a-z]+:|/", target):
             broken.append(f"{page}: {link} is not relative")

@@ -3,7 +3,6 @@
 Its modules are imported by the commands that build or serve it, not by every kb command (the
 renderer brings Jinja2, Babel and ICU)."""
 
-DEFAULT_BASE_URL = "http://127.0.0.1:8000/"
 WATCH_INTERVAL = 0.05
 """Seconds between two looks at the store's change log, for ``kb build --watch``."""
 

@@ -6,10 +6,11 @@ folder keeps a manifest of each page's fingerprint and content hash. An incremen
 only the pages whose fingerprint changed or whose file is missing, and writes only those whose
 content changed, so one edited ruling costs the pages that show it, not a pass over the site.
 
-Pages are rendered into a staging folder beside the output first, so a failed build leaves the
-previous site untouched: a full build then swaps the staging folder in whole, an incremental one
-moves its few changed pages into place. Card pages are rendered by worker processes forked after
-the store is read, each taking a share of the cards and writing its pages itself.
+Pages are rendered into a staging folder first (kb.site.output: beside the output folder, or
+inside a mount point), so a failed build leaves the previous site untouched: a full build then
+swaps the staging folder in whole, an incremental one moves its few changed pages into place.
+Card pages are rendered by worker processes forked after the store is read, each taking a share
+of the cards and writing its pages itself.
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ import gc
 import hashlib
 import multiprocessing
 import os
-import re
-import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -34,9 +32,9 @@ from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog
 from kb.engine import SQLITE_CACHE_KIB, sqlite_file
-from kb.locales import BY_CODE, LOCALES, Locale
+from kb.locales import LOCALES, Locale
 from kb.resources import resource_dir
-from kb.site import DEFAULT_BASE_URL, OutputFolderError, render
+from kb.site import OutputFolderError, render
 from kb.site.data import (
     CardEntry,
     CardView,
@@ -49,13 +47,12 @@ from kb.site.data import (
     localized_cards,
     update_index,
 )
+from kb.site.output import MANIFEST, Output, check_folder, files, live_root
 from kb.site.render import (
-    ROBOTS,
     ROOT_PAGES,
-    SITEMAP,
-    STYLESHEET,
     CardList,
     CardPages,
+    Languages,
     Page,
     RulingItems,
     SitemapPage,
@@ -77,14 +74,6 @@ SITEMAP_GROUPS = 300
 """Pages (each in 11 languages) per sitemap file: 3,300 addresses (about 4 MB with their
 alternates, rendered in memory), under the protocol's 50,000 and 50 MB.
 A larger site's sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml, ..."""
-MANIFEST = ".kb-manifest"
-"""The output folder's record of its pages (see Manifest)."""
-_SITEMAP_PART = re.compile(r"sitemap-[0-9]+\.xml")
-_OWN_FILES = frozenset(
-    {*ROOT_PAGES, ROBOTS, SITEMAP, STYLESHEET.split("/")[0], MANIFEST, f"{MANIFEST}.tmp"}
-)
-"""The entries of an output folder that kb writes beside the locale folders (and the sitemap
-parts): a build replaces those and keeps every other entry."""
 SQLITE_DEFAULT_CACHE_KIB = 2000
 """SQLite's own default page cache size."""
 
@@ -95,8 +84,10 @@ class BuildOptions:
     jobs: int = 1
     full: bool = False
     """Render and write every page, even those whose input and bytes did not change."""
-    base_url: str = DEFAULT_BASE_URL
-    """Where the site is published: sitemap.xml and robots.txt need absolute addresses."""
+    base_url: str | None = None
+    """Where the site is published, for the addresses that must be absolute (sitemaps,
+    robots.txt, 404.html); "" none (no sitemap, 404.html's links from the server's root);
+    None the one the output folder's site was built with (none for a new site)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +100,10 @@ class BuildResult:
     """Files of the previous site that are gone (deleted cards, for instance)."""
     rendered: int = 0
     """Pages rendered: those whose input changed (the others were not even rendered)."""
+    base_url: str = ""
+    """The site's base address ("" none)."""
+    base_url_was: str | None = None
+    """The previous site's, if this build changed it ("" none)."""
 
     @property
     def unchanged(self) -> int:
@@ -125,9 +120,9 @@ def digest(data: str | bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:HASH_LENGTH]
 
 
-def _code_version(base_url: str) -> str:
+def _code_version(base_url: str, languages: Languages) -> str:
     """What every page depends on besides the store: templates, catalogs, the renderer and the
-    locales (their names and folders)."""
+    locales (their names and folders); the site's address and locales."""
     package = Path(render.__file__).parents[1]
     roots = [resource_dir("templates"), package / "site", package / "locale"]
     files = [
@@ -137,7 +132,7 @@ def _code_version(base_url: str) -> str:
         if path.is_file() and path.suffix in {".html", ".css", ".py", ".po"}
     ]
     files.append((package, package / "locales.py"))
-    hasher = hashlib.sha256(base_url.encode("utf-8"))
+    hasher = hashlib.sha256(repr((base_url, [locale.code for locale in languages])).encode())
     for root, path in files:
         hasher.update(path.relative_to(root).as_posix().encode("utf-8") + path.read_bytes())
     return hasher.hexdigest()[:HASH_LENGTH]
@@ -192,7 +187,7 @@ NO_PAGE = "-" * HASH_LENGTH
 """A card's hash in a locale it has no page in (yet)."""
 
 
-MANIFEST_FORMAT = "kb-manifest 2"
+MANIFEST_FORMAT = "kb-manifest 3"
 
 
 class CardRecord(NamedTuple):
@@ -213,9 +208,12 @@ class Manifest:
     per card, not one per page."""
 
     version: str = ""
-    """The fingerprints' version (code and base address) of the build that wrote it."""
+    """The fingerprints' version (code, base address, the site's locales) of the build that
+    wrote it."""
     position: str = ""
     """kb.changelog's position when that build read the store."""
+    base_url: str = ""
+    """The site's base address ("" none), which a build without one keeps."""
     cards: dict[str, CardRecord] = field(default_factory=dict)
     """By card slug."""
     pages: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -233,10 +231,10 @@ class Manifest:
             return None
         header, _, body = text.partition("\n")
         fields = header.split("\t")
-        if len(fields) != 4 or fields[0] != MANIFEST_FORMAT:
+        if len(fields) != 5 or fields[0] != MANIFEST_FORMAT:
             return None
-        _format, version, position, folders = fields
-        manifest = cls(version, position)
+        _format, version, position, base_url, folders = fields
+        manifest = cls(version, position, base_url)
         for entry in filter(None, folders.split(" ")):
             name, _, time = entry.rpartition("=")
             manifest.folders[name] = int(time)
@@ -253,7 +251,8 @@ class Manifest:
         self.note_folders(folder)
         with temporary.open("w", encoding="utf-8") as file:
             folders = " ".join(f"{name}={time}" for name, time in self.folders.items())
-            file.write(f"{MANIFEST_FORMAT}\t{self.version}\t{self.position}\t{folders}\n")
+            header = (MANIFEST_FORMAT, self.version, self.position, self.base_url, folders)
+            file.write("\t".join(header) + "\n")
             for kind, entries in (("card", self.cards), ("page", self.pages)):
                 file.writelines(
                     f"{kind}\t{key}\t{chr(9).join(values)}\n"
@@ -378,23 +377,27 @@ class Kept:
     (after a build of every locale, whose records are complete)."""
     _version: str = ""
     """The code version (Fingerprints.version) of the process's first build."""
+    languages: Languages = LOCALES
+    """The site's locales as of the last build (whose page frames the watcher prepares)."""
 
     def same_code(self, version: str) -> None:
         """Refuse to build with templates and code that changed on disk since this process
         loaded them: it would render with the old ones and record the new version."""
         if self._version and version != self._version:
             raise CodeChanged(
-                "kb's templates, catalogs or code (or the site's base address) changed since "
-                "this build started: start it again"
+                "kb's templates, catalogs or code (or the site's base address or locales) "
+                "changed since this build started: start it again"
             )
         self._version = version
 
-    def card_pages(self, mechanics: str, index: SiteIndex) -> CardPages:
+    def card_pages(self, mechanics: str, index: SiteIndex, languages: Languages) -> CardPages:
         """The kept renderer of card pages, with the shapes and dates it rendered, if the
-        mechanics (``mechanics``: their fingerprint), whose tags it renders, are the same."""
-        if self._card_pages is None or self._card_pages[0] != mechanics:
-            self._card_pages = mechanics, CardPages(index.mechanics)
-        return self._card_pages[1]
+        mechanics (``mechanics``: their fingerprint), whose tags it renders, and the site's
+        languages are the same."""
+        kept = self._card_pages
+        if kept is None or kept[0] != mechanics or kept[1].languages != languages:
+            self._card_pages = kept = mechanics, CardPages(index.mechanics, languages)
+        return kept[1]
 
     def updated_index(self, connection: Connection, changed: set[int] | None) -> SiteIndex | None:
         """The kept index brought up to date with the cards the change log names since the
@@ -433,6 +436,7 @@ class Kept:
     def keep(self, built: _Built) -> None:
         """Keep what a build read and left."""
         self.index = built.index
+        self.languages = built.languages
         self._names = built.names
         if built.in_file:
             self._manifest_file = file_identity(built.result.out / MANIFEST)
@@ -446,11 +450,12 @@ class Kept:
         the file since (its record is then the site's: the next build reads it)."""
         if not self.unwritten or self.manifest is None:
             return
-        if file_identity(out / MANIFEST) != self._manifest_file:
+        root = live_root(out)
+        if file_identity(root / MANIFEST) != self._manifest_file:
             self.manifest = None
         else:
-            self.manifest.write(out)
-            self._manifest_file = file_identity(out / MANIFEST)
+            self.manifest.write(root)
+            self._manifest_file = file_identity(root / MANIFEST)
         self.unwritten = False
 
 
@@ -685,6 +690,7 @@ def _plan_other_pages(
     engine: Engine,
     index: SiteIndex,
     options: BuildOptions,
+    site: _Site,
     fingerprints: Fingerprints,
     mechanic_list: str,
     names: list[str],
@@ -692,12 +698,14 @@ def _plan_other_pages(
     sitemap_fingerprints: dict[str, str],
     full: bool,
 ) -> Plan:
-    """The pages beside the card pages (``full``: of a build that renders them all).
+    """The pages beside the card pages (``full``: of a build that renders them all) of the
+    site ``site`` (its languages and base address).
     ``mechanic_list`` is the mechanics' fingerprint;
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
     ``ruling_items`` renders a mechanic's general rulings; ``sitemap_fingerprints`` holds the
     sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them)."""
     plan = Plan()
+    languages, base_url = site
     localized = LocalizedCards(engine, index, options.locales)
     plan.after_staging(localized.forget)
     all_names = cache(lambda: digest("\n".join(names)))
@@ -721,7 +729,7 @@ def _plan_other_pages(
             Urls.mechanic(locale, mechanic),
             lambda: mechanic_fingerprint(mechanic.key),
             lambda: mechanic_page(
-                mechanic, localized.some(locale, mechanic.card_ids), ruling_items
+                mechanic, localized.some(locale, mechanic.card_ids), ruling_items, languages
             ),
         )
 
@@ -729,12 +737,12 @@ def _plan_other_pages(
         plan.add(
             Urls.home(locale),
             lambda: counts,
-            lambda locale=locale: home_page(index, locale),  # type: ignore[misc]
+            lambda locale=locale: home_page(index, locale, languages),  # type: ignore[misc]
         )
         plan.add(
             Urls.cards(locale),
             lambda: fingerprints.of(all_names()),
-            lambda locale=locale: cards_page(localized.every(locale)),  # type: ignore[misc]
+            lambda locale=locale: cards_page(localized.every(locale), languages),  # type: ignore[misc]
         )
         if full:  # after the locale's A–Z page, from the same list of its cards
             for mechanic in index.mechanics.values():
@@ -744,13 +752,15 @@ def _plan_other_pages(
             for locale in options.locales:
                 add_mechanic_page(locale, mechanic)
     fixed = fingerprints.of()
-    rendered_root_pages = cache(lambda: root_pages(options.base_url))
+    rendered_root_pages = cache(lambda: root_pages(base_url or "/", languages))
     for number, path in enumerate(ROOT_PAGES):
         plan.add(path, lambda: fixed, lambda number=number: rendered_root_pages()[number])  # type: ignore[misc]
     style = stylesheet()
     plan.add(style.path, lambda: fixed, lambda: style)
-    robots_page = robots(options.base_url)
+    robots_page = robots(base_url)
     plan.add(robots_page.path, lambda: fixed, lambda: robots_page)
+    if not base_url:  # a sitemap's addresses are absolute
+        return plan
     pages = sitemap_pages(index)
     parts = [
         pages[start : start + SITEMAP_GROUPS] for start in range(0, len(pages), SITEMAP_GROUPS)
@@ -758,14 +768,14 @@ def _plan_other_pages(
     if len(parts) == 1:
         paths = [render.SITEMAP]
     else:
-        sitemaps = sitemap_index(options.base_url, len(parts))
+        sitemaps = sitemap_index(base_url, len(parts))
         plan.add(sitemaps.path, lambda: fingerprints.of(len(parts)), lambda: sitemaps)
         paths = [render.sitemap_part_path(number) for number in range(1, len(parts) + 1)]
 
     def sitemap_fingerprint(path: str, part: list[SitemapPage]) -> str:
         if path not in sitemap_fingerprints:
-            english = BY_CODE["en"]
-            listed = [sitemap_path(page, english) for page in part]
+            first = languages[0]
+            listed = [sitemap_path(page, first) for page in part]
             sitemap_fingerprints[path] = fingerprints.of(listed)
         return sitemap_fingerprints[path]
 
@@ -773,7 +783,7 @@ def _plan_other_pages(
         plan.add(
             path,
             lambda path=path, part=part: sitemap_fingerprint(path, part),  # type: ignore[misc]
-            lambda path=path, part=part: sitemap(options.base_url, path, part),  # type: ignore[misc]
+            lambda path=path, part=part: sitemap(base_url, path, part, languages),  # type: ignore[misc]
         )
     return plan
 
@@ -824,6 +834,15 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
+class _Site(NamedTuple):
+    """What the finished site holds and where it is published: what its pages link to."""
+
+    languages: Languages
+    """The locales built and those of the previous site carried over, in LOCALES' order."""
+    base_url: str
+    """"" none."""
+
+
 def _build(
     engine: Engine,
     out: Path,
@@ -836,15 +855,19 @@ def _build(
     global _job
     out = out.resolve()
     _check_output_folder(out, engine)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    output = Output(out)
+    root = output.root
     if kept is not None:
-        recorded = kept.recorded(out)
+        recorded = kept.recorded(root)
     else:
-        recorded = Manifest.read(out) if out.is_dir() else None
+        recorded = Manifest.read(root) if root.is_dir() else None
     full = options.full or recorded is None
     manifest = recorded or Manifest()
-    previous = None if full else Previous(out, manifest)
-    fingerprints = Fingerprints(_code_version(options.base_url))
+    previous = None if full else Previous(root, manifest)
+    base_url = manifest.base_url if options.base_url is None else options.base_url
+    held = {*options.locales, *output.locales()}
+    site = _Site(tuple(locale for locale in LOCALES if locale in held), base_url)
+    fingerprints = Fingerprints(_code_version(site.base_url, site.languages))
     if kept is not None:
         kept.same_code(fingerprints.version)
     # The previous build's change log position, if its pages are this code's.
@@ -860,7 +883,9 @@ def _build(
         sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )
     card_pages = (
-        kept.card_pages(mechanics, index) if kept is not None else CardPages(index.mechanics)
+        kept.card_pages(mechanics, index, site.languages)
+        if kept is not None
+        else CardPages(index.mechanics, site.languages)
     )
     built = tuple(LOCALES.index(locale) for locale in options.locales)
     count = len(index.cards)
@@ -873,11 +898,7 @@ def _build(
     by_id = sorted(looked_at, key=lambda position: index.cards[position].id)
     shares = [by_id[start:end] for start, end in _share_bounds(len(by_id), options.jobs)]
     loaded(len(by_id) * len(built))
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    except OSError as error:  # it names the random folder; the one to fix is where it goes
-        reason = f"cannot make the build's staging folder here ({error.strerror})"
-        raise OSError(error.errno, reason, str(out.parent)) from error
+    staging = output.stage()
     try:
         for locale in options.locales:
             (staging / locale.folder / "cards").mkdir(parents=True)
@@ -889,7 +910,7 @@ def _build(
             # A full build renders every other page while the workers render the cards; an
             # incremental one must first know the cards' names digests to find the stale ones.
             plan = _plan_other_pages(
-                engine, index, options, fingerprints, mechanics, names, card_pages.rulings,
+                engine, index, options, site, fingerprints, mechanics, names, card_pages.rulings,
                 kept.sitemaps(index, mechanics) if kept is not None else {}, full,
             )  # fmt: skip
             return plan, _stage_others(plan, None) if full else []
@@ -905,39 +926,41 @@ def _build(
             index, options, cards_done, other_fingerprints, manifest, others_done,
             fingerprints.version, position, deleted,
         )  # fmt: skip
+        new.base_url = base_url
         written = sum(result.written.bit_count() for result in cards_done)
         written += sum(changed for _path, _hash, changed in others_done)
         looked_at_slugs = [index.cards[result.position].slug for result in cards_done]
         gone = _gone(manifest, new, options.locales, [*looked_at_slugs, *sorted(deleted)])
         if full:
-            if out.is_dir():
-                _carry_over(out, staging, options.locales)
-                if not manifest.cards and not manifest.pages:
-                    gone = sorted(_files(out) - _files(staging))
+            output.carry_over(options.locales)
+            if not manifest.cards and not manifest.pages:
+                gone = sorted(output.live_files() - files(staging))
             new.write(staging)
-            _swap_in(staging, out)
+            output.swap_in()
             in_file = True
         else:
             for path in _written(index, cards_done, others_done):
-                _move(f"{staging}/{path}", f"{out}/{path}")
+                _move(f"{staging}/{path}", f"{root}/{path}")
             for path in gone:
-                (out / path).unlink(missing_ok=True)
+                (root / path).unlink(missing_ok=True)
+            output.settle()
             if new == manifest:
                 new = manifest
             elif kept is None:
-                new.write(out)
+                new.write(root)
             else:
-                new.note_folders(out)
+                new.note_folders(root)
             in_file = kept is None
     finally:
         _job = None
-        shutil.rmtree(staging, ignore_errors=True)
+        output.discard()
     pages = count * len(options.locales) + len(plan.renderers)
     rendered = sum(result.rendered for result in cards_done) + len(others_done)
     every_locale = len(built) == len(LOCALES)
+    was = manifest.base_url if recorded is not None and manifest.base_url != base_url else None
     return _Built(
-        BuildResult(out, pages, written, len(gone), rendered),
-        index, new, in_file, names if every_locale else None,
+        BuildResult(out, pages, written, len(gone), rendered, base_url, was),
+        index, new, in_file, names if every_locale else None, site.languages,
     )  # fmt: skip
 
 
@@ -953,6 +976,8 @@ class _Built:
     """Whether that manifest is the manifest file's."""
     names: list[str] | None
     """After a build of every locale, the cards' names digests, by position in the index."""
+    languages: Languages
+    """The site's locales."""
 
 
 def _share_bounds(count: int, jobs: int) -> Iterator[tuple[int, int]]:
@@ -1063,7 +1088,8 @@ def _render(
             cards_done += _render_cards(share)
             progress(len(share) * pages_per_card)
         return cards_done, meanwhile()
-    render.prepare(LOCALES[locale] for locale in _job.locales)  # for the workers to inherit
+    # For the workers to inherit.
+    render.prepare((LOCALES[locale] for locale in _job.locales), _job.card_pages.languages)
     gc.freeze()
     # Forked workers inherit _job.
     with ProcessPoolExecutor(
@@ -1142,64 +1168,7 @@ def _gone(
 def _check_output_folder(out: Path, engine: Engine) -> None:
     """Refuse to build where the build would replace files kb did not write: into a folder
     that is neither new, empty nor a site kb built, or one that holds the store."""
-    if out.exists() and not out.is_dir():
-        raise OutputFolderError(f"{out}: not a folder")
     store = sqlite_file(engine)
-    if store and Path(store).resolve().is_relative_to(out):
+    if store and Path(store).resolve().is_relative_to(out) and out.is_dir():
         raise OutputFolderError(f"{out}: holds the store {Path(store).resolve()}; build elsewhere")
-    if out.is_dir() and not (out / MANIFEST).is_file() and any(out.iterdir()):
-        raise OutputFolderError(
-            f"{out}: has files and no kb site in it (no {MANIFEST}); kb builds into a new or "
-            "empty folder, or a site it built"
-        )
-
-
-def _own_file(name: str) -> bool:
-    """Whether the output folder's entry ``name`` is one that kb writes beside the locale
-    folders."""
-    return name in _OWN_FILES or _SITEMAP_PART.fullmatch(name) is not None
-
-
-def _carry_over(previous: Path, staging: Path, locales: Sequence[Locale]) -> None:
-    """Keep the previous site's pages of the locales this build leaves out, and every entry of
-    the folder that kb did not write (a CNAME, a .git folder): all hard-linked where they can
-    be, so that a build that fails leaves them as they were."""
-    built = {locale.folder for locale in locales}
-    for entry in sorted(previous.iterdir()):
-        target = staging / entry.name
-        if entry.name in built or _own_file(entry.name) or os.path.lexists(target):
-            continue
-        if entry.is_symlink():
-            os.symlink(os.readlink(entry), target)
-        elif entry.is_dir():
-            shutil.copytree(entry, target, symlinks=True, copy_function=_link_or_copy)
-        else:
-            _link_or_copy(entry, target)
-
-
-def _link_or_copy(source: str | Path, target: str | Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # a file system without hard links: a copy that keeps the mtime
-        shutil.copy2(source, target)
-
-
-def _files(folder: Path) -> set[str]:
-    return {
-        os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/")
-        for root, _folders, names in os.walk(folder)
-        for name in names
-    }
-
-
-def _swap_in(staging: Path, out: Path) -> None:
-    """Replace ``out`` by ``staging`` with renames only."""
-    staging.chmod(0o755)
-    if not out.exists():
-        staging.rename(out)
-        return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-    retired.rmdir()
-    out.rename(retired)
-    staging.rename(out)
-    shutil.rmtree(retired)
+    check_folder(out)

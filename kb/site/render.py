@@ -54,6 +54,9 @@ _COLOURS = frozenset("WUBRGC")
 
 
 N = TypeVar("N", LocalizedCard, MechanicView)
+Languages = tuple[Locale, ...]
+"""The locales of the finished site, in LOCALES' order: a page links to its versions in
+those (language switcher, hreflang alternates, sitemaps), and to no other."""
 
 
 class Urls:
@@ -261,15 +264,15 @@ TEMPLATES = (
 """The templates of the locale folders' pages."""
 
 
-def prepare(locales: Iterable[Locale]) -> None:
+def prepare(locales: Iterable[Locale], languages: Languages) -> None:
     """Load the locales' templates, page frames and CLDR data now: build workers forked
     afterwards inherit them, and a build that keeps running does not wait for them at the
     first change."""
     for locale in locales:
         for name in TEMPLATES:
             _template(locale, name)
-        _card_frame(locale)
-        _mechanic_frame(locale)
+        _card_frame(locale, languages)
+        _mechanic_frame(locale, languages)
         _rulings_module(locale)
         medium_date(locale)
 
@@ -318,15 +321,18 @@ def _render(
         (other, root + other_path if base else relative_href(path, other_path), other_path == path)
         for other, other_path in versions
     ]
-    default = next(href for other, href, _current in alternates if other.code == "en")
+    # English where the site has it, else its first locale (``versions`` are in LOCALES' order).
+    default = next((href for other, href, _ in alternates if other.code == "en"), alternates[0][1])
     return _template(locale, template).render(
         root=root, here=path, alternates=alternates, x_default=default, **context
     )
 
 
-def _versions(path_of: Callable[..., str], *args: object) -> list[tuple[Locale, str]]:
-    """The page in every locale: (locale, path) pairs."""
-    return [(other, path_of(other, *args)) for other in LOCALES]
+def _versions(
+    languages: Languages, path_of: Callable[..., str], *args: object
+) -> list[tuple[Locale, str]]:
+    """The page in every locale of the site: (locale, path) pairs."""
+    return [(other, path_of(other, *args)) for other in languages]
 
 
 _SLOT = re.compile("\ue000(\\w+)\ue001")
@@ -404,20 +410,20 @@ class _CardShape:
 
 
 @cache
-def _mechanic_frame(locale: Locale) -> _Slots:
-    return _Slots(_frame_text(locale, "mechanics"))
+def _mechanic_frame(locale: Locale, languages: Languages) -> _Slots:
+    return _Slots(_frame_text(locale, "mechanics", languages))
 
 
 @cache
-def _card_frame(locale: Locale) -> _EncodedSlots:
-    return _EncodedSlots(_frame_text(locale, "cards"))
+def _card_frame(locale: Locale, languages: Languages) -> _EncodedSlots:
+    return _EncodedSlots(_frame_text(locale, "cards", languages))
 
 
-def _frame_text(locale: Locale, section: str) -> str:
+def _frame_text(locale: Locale, section: str, languages: Languages) -> str:
     """The page.html frame of the locale's pages in ``section`` (cards, mechanics), with slots
     slug, title and body: the pages of a section differ only by those."""
     slug = _slot("slug")
-    versions = [(other, f"{other.folder}/{section}/{slug}.html") for other in LOCALES]
+    versions = [(other, f"{other.folder}/{section}/{slug}.html") for other in languages]
     return _render(
         locale,
         "page.html",
@@ -520,7 +526,8 @@ class CardPages:
     filled in escaped as the templates escape them; its rulings are RulingItems. Pages are
     assembled in UTF-8, the form they are hashed and written in, from parts encoded once."""
 
-    def __init__(self, mechanics: dict[str, MechanicView]) -> None:
+    def __init__(self, mechanics: dict[str, MechanicView], languages: Languages) -> None:
+        self.languages = languages
         self.rulings = RulingItems(mechanics)
         self._bodies: dict[tuple[str, int, bool, int], _EncodedSlots] = {}
         self._last: tuple[CardView, _CardValues] | None = None
@@ -562,7 +569,7 @@ class CardPages:
             count=_ruling_count(locale, len(card.rulings)),
             rulings=self.rulings.items(locale, card.rulings, values.rulings),
         )
-        page = _card_frame(locale).fill(slug=values.slug, title=title, body=body)
+        page = _card_frame(locale, self.languages).fill(slug=values.slug, title=title, body=body)
         return Page(Urls.card(locale, card), page)
 
     def _values(self, card: CardView) -> _CardValues:
@@ -614,14 +621,14 @@ def by_local_name(named: Iterable[N], locale: Locale) -> list[N]:
     return collated(named, lambda item: local_name(item, locale), locale.code)
 
 
-def home_page(site: SiteIndex, locale: Locale) -> Page:
+def home_page(site: SiteIndex, locale: Locale, languages: Languages) -> Page:
     """A locale's home: counts, language picker, mechanics."""
     path = Urls.home(locale)
     text = _render(
         locale,
         "home.html",
         path,
-        _versions(Urls.home),
+        _versions(languages, Urls.home),
         card_count=len(site.cards),
         ruling_count=site.ruling_count,
         mechanic_list=by_local_name(site.mechanics.values(), locale),
@@ -667,7 +674,7 @@ class CardList:
         return found
 
 
-def cards_page(cards: CardList) -> Page:
+def cards_page(cards: CardList, languages: Languages) -> Page:
     """A locale's cards A–Z, in sections by the locale's index letters. The page is rendered
     with a slot for each letter's items, then joined with the items themselves: a large site's
     list is megabytes, which joining each letter's items first would hold a second time."""
@@ -681,7 +688,7 @@ def cards_page(cards: CardList) -> Page:
         locale,
         "cards.html",
         path,
-        _versions(Urls.cards),
+        _versions(languages, Urls.cards),
         groups=[
             (label(section, locale.code), _slot(f"letter{slot}"))
             for slot, section in enumerate(groups)
@@ -695,7 +702,9 @@ def cards_page(cards: CardList) -> Page:
     return Page(path, "".join(pieces))
 
 
-def mechanic_page(mechanic: MechanicView, cards: CardList, rulings: RulingItems) -> Page:
+def mechanic_page(
+    mechanic: MechanicView, cards: CardList, rulings: RulingItems, languages: Languages
+) -> Page:
     """A mechanic: its general rulings and its cards (a body in the section's frame)."""
     locale = cards.locale
     body = _template(locale, "_mechanic.html").render(
@@ -707,33 +716,36 @@ def mechanic_page(mechanic: MechanicView, cards: CardList, rulings: RulingItems)
         count=len(mechanic.card_ids),
     )
     title = escape(local_name(mechanic, locale))
-    page = _mechanic_frame(locale).fill(slug=mechanic.slug, title=title, body=body)
+    page = _mechanic_frame(locale, languages).fill(slug=mechanic.slug, title=title, body=body)
     return Page(Urls.mechanic(locale, mechanic), page)
 
 
 ROOT_PAGES = (ROOT_INDEX, NOT_FOUND)
 
 
-def root_pages(base_url: str) -> list[Page]:
+def root_pages(base_url: str, languages: Languages) -> list[Page]:
     """The pages outside the locale folders (ROOT_PAGES): the root language picker, and the
-    404 page, which says "page not found" in every language. A server shows it for any missing
-    address, however deep, so its links are absolute under ``base_url``."""
-    english = BY_CODE["en"]
-    homes = _versions(Urls.home)
+    404 page, which says "page not found" in every language of the site. A server shows it for
+    any missing address, however deep, so its links are absolute under ``base_url`` (or from
+    the server's root, "/")."""
+    first = languages[0]  # their language: English where the site has it (LOCALES' first)
+    homes = _versions(languages, Urls.home)
     not_found = {
-        other.code: translations(other.code).gettext("Page not found") for other in LOCALES
+        other.code: translations(other.code).gettext("Page not found") for other in languages
     }
     return [
-        Page(ROOT_INDEX, _render(english, "root.html", ROOT_INDEX, homes)),
+        Page(ROOT_INDEX, _render(first, "root.html", ROOT_INDEX, homes)),
         Page(
             NOT_FOUND,
-            _render(english, "404.html", NOT_FOUND, homes, base=base_url, not_found=not_found),
+            _render(first, "404.html", NOT_FOUND, homes, base=base_url, not_found=not_found),
         ),
     ]
 
 
 def robots(base_url: str) -> Page:
-    return Page(ROBOTS, f"User-agent: *\nAllow: /\n\nSitemap: {base_url}{SITEMAP}\n")
+    """robots.txt; it names the sitemap where the site's address is known (``base_url``)."""
+    sitemap_line = f"\nSitemap: {base_url}{SITEMAP}\n" if base_url else ""
+    return Page(ROBOTS, f"User-agent: *\nAllow: /\n{sitemap_line}")
 
 
 SitemapPage = Callable[[Locale], str] | CardEntry | MechanicView
@@ -772,19 +784,19 @@ def sitemap_index(base_url: str, parts: int) -> Page:
     )
 
 
-def sitemap(base_url: str, path: str, pages: Sequence[SitemapPage]) -> Page:
-    """A sitemap of ``pages``: each language version with every alternate and
-    the English page as ``x-default``."""
+def sitemap(base_url: str, path: str, pages: Sequence[SitemapPage], languages: Languages) -> Page:
+    """A sitemap of ``pages``: each version in the site's languages with every alternate, and
+    the first (English where the site has it) as ``x-default``."""
     lines = [
         f"{_XML_DECLARATION}<urlset xmlns={_SITEMAP_NS} "
         'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
     ]
     for page in pages:
-        urls = [xml_escape(base_url + sitemap_path(page, other)) for other in LOCALES]
+        urls = [xml_escape(base_url + sitemap_path(page, other)) for other in languages]
         alternates = (
             "".join(
                 f'<xhtml:link rel="alternate" hreflang="{other.code}" href="{url}"/>\n'
-                for other, url in zip(LOCALES, urls, strict=True)
+                for other, url in zip(languages, urls, strict=True)
             )
             + f'<xhtml:link rel="alternate" hreflang="x-default" href="{urls[0]}"/>\n'
         )

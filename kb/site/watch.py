@@ -41,7 +41,7 @@ def watch(
     it, and the next change to the store builds again; a failure that recurs at every look (the
     database server gone) is told once. The manifest is written once the store is quiet, and
     before returning. Raises CodeChanged when kb's templates or code change on disk."""
-    render.prepare(options.locales)
+    render.prepare(options.locales, kept.languages)
     collation.prepare([locale.code for locale in options.locales])
     incremental = replace(options, full=False)
     changes = _Changes(engine, kept)
