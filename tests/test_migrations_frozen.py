@@ -1,0 +1,136 @@
+"""Migrations are frozen: they import nothing of kb, and replaying them builds the schema they
+always built, with the data they always derived.
+
+tests/expected/schema-<engine>.txt holds what each revision changes in the schema, read from
+the catalogue (sqlite_master; pg_catalog, as PostgreSQL 15 prints definitions) after the
+migrations as they were when it was written. A migration that changes what it does fails
+here. After adding a migration, append its revision to REVISIONS, refresh and review the diff
+(only the new revision's section may appear):
+    KB_REFRESH_EXPECTED=1 .venv/bin/pytest tests/test_migrations_frozen.py -k schema
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from realdata import ROOT
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
+from kb import migrate
+from kb.engine import make_engine
+
+EXPECTED = ROOT / "tests" / "expected"
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
+"""The revisions whose changes the expected files hold, in order."""
+
+
+def _sqlite_schema(connection: Connection) -> dict[str, str]:
+    rows = connection.execute(text("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    return {f"{kind} {name} ON {table}": str(sql) for kind, name, table, sql in rows}
+
+
+# Each query gives (section, name, definition) rows of the public schema. The owner's name is
+# the test server's user, so access lists show it as OWNER.
+_POSTGRESQL_CATALOGUE = {
+    "table": """
+        SELECT 'table', c.relname, c.relkind::text || ' ' || coalesce(obj_description(c.oid,
+               'pg_class'), '-') || ' acl ' || coalesce(c.relacl::text, '-')
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'S')""",
+    "column": """
+        SELECT 'column', c.relname || '.' || lpad(row_number() OVER (PARTITION BY c.oid
+               ORDER BY a.attnum)::text, 3, '0') || ' ' || a.attname,
+               format_type(a.atttypid, a.atttypmod)
+               || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END
+               || coalesce(' DEFAULT ' || pg_get_expr(d.adbin, d.adrelid), '')
+               || CASE WHEN a.attidentity <> '' THEN ' IDENTITY ' || a.attidentity::text ELSE '' END
+               || coalesce(' COMMENT ' || col_description(c.oid, a.attnum), '')
+        FROM pg_attribute a
+        JOIN pg_class c ON c.oid = a.attrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v') AND a.attnum > 0
+              AND NOT a.attisdropped""",
+    "constraint": """
+        SELECT 'constraint', c.conrelid::regclass::text || '.' || c.conname,
+               pg_get_constraintdef(c.oid)
+        FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+        WHERE n.nspname = 'public'""",
+    "index": """
+        SELECT 'index', tablename || '.' || indexname, indexdef
+        FROM pg_indexes WHERE schemaname = 'public'""",
+    "view": """
+        SELECT 'view', c.relname, pg_get_viewdef(c.oid, true)
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind = 'v'""",
+    "trigger": """
+        SELECT 'trigger', t.tgrelid::regclass::text || '.' || t.tgname, pg_get_triggerdef(t.oid)
+        FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND NOT t.tgisinternal""",
+    "function": """
+        SELECT 'function', p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')',
+               pg_get_functiondef(p.oid)
+        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'public'""",
+    "default privileges": """
+        SELECT 'default privileges', d.defaclobjtype::text, d.defaclacl::text
+        FROM pg_default_acl d JOIN pg_namespace n ON n.oid = d.defaclnamespace
+        WHERE n.nspname = 'public'""",
+    "set_config": """
+        SELECT 'function acl', 'pg_catalog.set_config', coalesce(proacl::text, '-')
+        FROM pg_proc WHERE oid = 'pg_catalog.set_config(text, text, boolean)'::regprocedure""",
+}
+
+
+def _postgresql_schema(connection: Connection) -> dict[str, str]:
+    owner = connection.execute(text("SELECT current_user")).scalar_one()
+    # In an access list the owner is a grantee ({owner=...) or a grantor (/owner, or /owner}).
+    owner_in_acl = re.compile(rf"(?<=[{{,/]){re.escape(owner)}(?=[=,}}])")
+    return {
+        f"{section} {name}": owner_in_acl.sub("OWNER", str(definition))
+        for query in _POSTGRESQL_CATALOGUE.values()
+        for section, name, definition in connection.execute(text(query))
+    }
+
+
+def schema(connection: Connection) -> dict[str, str]:
+    """Every object of the store's schema: its definition by its kind and name."""
+    if connection.dialect.name == "postgresql":
+        return _postgresql_schema(connection)
+    return _sqlite_schema(connection)
+
+
+def schema_changes(before: dict[str, str], after: dict[str, str]) -> str:
+    """What a revision changed: objects added (+), changed (~, the new definition), removed (-)."""
+    lines = []
+    for name in sorted(before.keys() | after.keys()):
+        if name not in after:
+            lines.append(f"- {name}\n")
+        elif name not in before:
+            lines.append(f"+ {name}\n  {after[name]}\n")
+        elif before[name] != after[name]:
+            lines.append(f"~ {name}\n  {after[name]}\n")
+    return "".join(lines)
+
+
+def test_each_revision_builds_the_schema_it_always_built(empty_database_url: str) -> None:
+    engine = make_engine(empty_database_url)
+    sections, before = [], {}
+    for revision in REVISIONS:
+        migrate.upgrade(engine, revision)
+        with engine.connect() as connection:
+            after = schema(connection)
+        sections.append(f"== revision {revision}\n{schema_changes(before, after)}")
+        before = after
+    engine.dispose()
+    actual = "".join(sections)
+    expected = EXPECTED / f"schema-{engine.dialect.name}.txt"
+    if os.environ.get("KB_REFRESH_EXPECTED"):
+        expected.write_text(actual, encoding="utf-8")
+    assert actual == expected.read_text("utf-8"), (
+        f"the migrations no longer build the schema in {expected}: a migration changed what it "
+        "does (write a new migration instead)"
+    )
