@@ -14,12 +14,15 @@ from __future__ import annotations
 import os
 import re
 
-from realdata import ROOT
-from sqlalchemy import text
+from realdata import DATA, ROOT
+from sqlalchemy import insert, inspect, text
 from sqlalchemy.engine import Connection
 
-from kb import migrate
+from kb import db, migrate
 from kb.engine import make_engine
+from kb.importing import run_import
+from kb.loader import refresh_near_duplicates
+from kb.text import ruling_keys
 
 EXPECTED = ROOT / "tests" / "expected"
 REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
@@ -134,3 +137,71 @@ def test_each_revision_builds_the_schema_it_always_built(empty_database_url: str
         f"the migrations no longer build the schema in {expected}: a migration changed what it "
         "does (write a new migration instead)"
     )
+
+
+PREFIX = "When this spell resolves, choose the modes in the order they are printed and then "
+"""Longer than the head: rulings that begin with it share a head key."""
+TAIL = "follow each of them in turn."
+RULINGS = [
+    PREFIX + TAIL,
+    PREFIX.replace("choose", "pick") + TAIL,  # another beginning
+    PREFIX + TAIL + " " + "x" * 9,  # 10 characters longer: near the first
+    PREFIX + TAIL + " " + "x" * 10,  # 11 longer: near the one before, not the first
+    PREFIX.replace("When", "Ｗｈｅｎ") + "follow each in turn.",  # NFKC folds it: near the first
+    "{T}: Add {C}{C}. Spend this mana only to cast colorless spells.",
+    ": Add . Spend this mana only to cast colorless spells.",  # a damaged copy of the above
+    "Pay {2}{U} to copy it. " + PREFIX,
+    "Pay  to copy it.  " + PREFIX,  # damaged, and the heads differ
+    "“Three Steps Ahead” counts as one spell, whatever modes you chose.",
+    '"Three Steps Ahead"  counts as one spell, whatever modes you chose!',  # same head
+]
+"""Rulings written beside data/'s, each against a corner of the near-duplicate rules: typography
+folded, lengths at the slack and past it, damaged copies (whose beginnings may differ)."""
+
+
+def _rows(connection: Connection) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every kb table but the change log (whose rows a downgrade drops)."""
+    tables = set(inspect(connection).get_table_names()) - {"site_changes", "alembic_version"}
+    return {
+        table: sorted(
+            (tuple(row) for row in connection.execute(text(f"SELECT * FROM {table}"))), key=repr
+        )
+        for table in sorted(tables)
+    }
+
+
+def test_0004_derives_what_the_live_code_derives(database_url: str) -> None:
+    """data/ imported and RULINGS written by today's code at head; back to 0003 (which drops
+    the head keys and the pairs) and up again: 0004 derives the same keys and pairs."""
+    engine = make_engine(database_url)
+    run_import(engine, [DATA])
+    with engine.begin() as connection:
+        first = connection.execute(text("SELECT max(id) FROM rulings")).scalar_one() + 1
+        ids = list(range(first, first + len(RULINGS)))
+        connection.execute(
+            insert(db.Ruling.__table__),
+            [{"id": id_, "text": t, **ruling_keys(t)} for id_, t in zip(ids, RULINGS, strict=True)],
+        )
+        refresh_near_duplicates(connection, ids)
+    with engine.connect() as connection:
+        live = _rows(connection)
+    migrate.downgrade(engine, "0003")
+    with engine.connect() as connection:
+        assert "near_duplicates" not in inspect(connection).get_table_names()
+        assert "head_key" not in {c["name"] for c in inspect(connection).get_columns("rulings")}
+    migrate.upgrade(engine)
+    with engine.connect() as connection:
+        replayed = _rows(connection)
+    engine.dispose()
+    assert replayed == live
+    pairs = {
+        (x - first, y - first, reason) for x, y, reason in live["near_duplicates"] if x >= first
+    }
+    assert pairs == {
+        (0, 2, "same beginning"),
+        (0, 4, "same beginning"),
+        (2, 3, "same beginning"),
+        (5, 6, "same without symbols"),
+        (7, 8, "same without symbols"),
+        (9, 10, "same beginning"),
+    }
