@@ -154,6 +154,7 @@ RULINGS = [
     "Pay  to copy it.  " + PREFIX,  # damaged, and the heads differ
     "“Three Steps Ahead” counts as one spell, whatever modes you chose.",
     '"Three Steps Ahead"  counts as one spell, whatever modes you chose!',  # same head
+    " Written by hand,\twith spaces around it.\n",  # its head key is of the text stripped
 ]
 """Rulings written beside data/'s, each against a corner of the near-duplicate rules: typography
 folded, lengths at the slack and past it, damaged copies (whose beginnings may differ)."""
