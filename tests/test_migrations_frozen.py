@@ -18,7 +18,7 @@ from realdata import DATA, ROOT
 from sqlalchemy import insert, inspect, text
 from sqlalchemy.engine import Connection
 
-from kb import db, migrate
+from kb import changelog, db, migrate
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.loader import refresh_near_duplicates
@@ -206,3 +206,24 @@ def test_0004_derives_what_the_live_code_derives(database_url: str) -> None:
         (7, 8, "same without symbols"),
         (9, 10, "same beginning"),
     }
+
+
+def test_the_triggers_at_head_are_those_kb_changelog_creates(database_url: str) -> None:
+    """An import drops and recreates the change log's triggers with kb.changelog's statements
+    (on SQLite): they must be the ones the migrations left, or the next import changes them."""
+    engine = make_engine(database_url)
+    with engine.begin() as connection:
+        migrated = schema(connection)
+        for statement in changelog.drop_triggers(connection.dialect.name):
+            connection.exec_driver_sql(statement)
+        dropped = schema(connection)
+        for statement in changelog.create_triggers(connection.dialect.name):
+            connection.exec_driver_sql(statement)
+        recreated = schema(connection)
+    engine.dispose()
+    # SQLite: one trigger per table and event; PostgreSQL: a row trigger and a TRUNCATE
+    # trigger per table, and their functions.
+    logging = {name for name in migrated if name.startswith(("trigger ", "function site_changes"))}
+    assert len(logging) == {"sqlite": 30, "postgresql": 31}[engine.dialect.name]
+    assert logging.isdisjoint(dropped)
+    assert recreated == migrated
