@@ -11,9 +11,11 @@ here. After adding a migration, append its revision to REVISIONS, refresh and re
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 
+import pytest
 from realdata import DATA, ROOT
 from sqlalchemy import insert, inspect, text
 from sqlalchemy.engine import Connection
@@ -25,8 +27,58 @@ from kb.loader import refresh_near_duplicates
 from kb.text import ruling_keys
 
 EXPECTED = ROOT / "tests" / "expected"
+MIGRATIONS = ROOT / "migrations"
+ENV_IMPORTS = {"kb.db"}
+"""What migrations/env.py may import of kb: the models, which ``alembic check`` compares the
+database with (no migration reads them)."""
 REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
 """The revisions whose changes the expected files hold, in order."""
+
+
+def _called(function: ast.expr) -> str:
+    if isinstance(function, ast.Attribute):
+        return function.attr
+    return function.id if isinstance(function, ast.Name) else ""
+
+
+def kb_imports(source: str) -> set[str]:
+    """The modules of kb that Python source imports, by statement or by a call with the name."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+        elif (
+            isinstance(node, ast.Call)
+            and _called(node.func) in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            found.add(str(node.args[0].value))
+    return {name for name in found if name == "kb" or name.startswith("kb.")}
+
+
+def test_kb_imports_are_found() -> None:
+    source = (
+        "import os, kb.text\nfrom kb import db\nfrom . import kb\nfrom kbx import y\n"
+        "importlib.import_module('kb.loader')\n__import__('kb')\nprint('kb.cli')\n"
+    )
+    assert kb_imports(source) == {"kb.text", "kb", "kb.loader"}
+
+
+@pytest.mark.parametrize(
+    "migration", sorted(path.name for path in (MIGRATIONS / "versions").glob("*.py"))
+)
+def test_no_migration_imports_kb(migration: str) -> None:
+    source = (MIGRATIONS / "versions" / migration).read_text("utf-8")
+    assert kb_imports(source) == set(), (
+        f"{migration} imports kb's live code: copy what it needs into the migration"
+    )
+
+
+def test_env_imports_of_kb_only_the_models() -> None:
+    assert kb_imports((MIGRATIONS / "env.py").read_text("utf-8")) == ENV_IMPORTS
 
 
 def _sqlite_schema(connection: Connection) -> dict[str, str]:
