@@ -81,17 +81,39 @@ def test_env_imports_of_kb_only_the_models() -> None:
     assert kb_imports((MIGRATIONS / "env.py").read_text("utf-8")) == ENV_IMPORTS
 
 
+# SQLite quotes a table's name in its definition when it renames it (a batch copy does): the
+# same table either way. sqlite_sequence, SQLite's own table of AUTOINCREMENT counters, comes
+# with the first such table and is never dropped.
+_QUOTED_NAME = re.compile(r'^CREATE TABLE "(\w+)"')
+
+
 def _sqlite_schema(connection: Connection) -> dict[str, str]:
-    rows = connection.execute(text("SELECT type, name, tbl_name, sql FROM sqlite_master"))
-    return {f"{kind} {name} ON {table}": str(sql) for kind, name, table, sql in rows}
+    rows = connection.execute(
+        text("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name != 'sqlite_sequence'")
+    )
+    return {
+        f"{kind} {name} ON {table}": _QUOTED_NAME.sub(r"CREATE TABLE \1", str(sql))
+        for kind, name, table, sql in rows
+    }
+
+
+def _acl(column: str, kind: str, owner: str) -> str:
+    """An access list, sorted, and written out when it is the default (NULL): the same grants
+    either way (a revoke and a grant back leave the default written out)."""
+    items = f'unnest(coalesce({column}, acldefault(CAST({kind} AS "char"), {owner})))'
+    ordered = "string_agg(i::text, ',' ORDER BY i::text COLLATE \"C\")"
+    return f"(SELECT '{{' || {ordered} || '}}' FROM {items} i)"
+
+
+_RELATION_ACL = _acl("c.relacl", "CASE c.relkind WHEN 'S' THEN 's' ELSE 'r' END", "c.relowner")
 
 
 # Each query gives (section, name, definition) rows of the public schema. The owner's name is
 # the test server's user, so access lists show it as OWNER.
 _POSTGRESQL_CATALOGUE = {
-    "table": """
+    "table": f"""
         SELECT 'table', c.relname, c.relkind::text || ' ' || coalesce(obj_description(c.oid,
-               'pg_class'), '-') || ' acl ' || coalesce(c.relacl::text, '-')
+               'pg_class'), '-') || ' acl ' || {_RELATION_ACL}
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'S')""",
     "column": """
@@ -134,8 +156,8 @@ _POSTGRESQL_CATALOGUE = {
         SELECT 'default privileges', d.defaclobjtype::text, d.defaclacl::text
         FROM pg_default_acl d JOIN pg_namespace n ON n.oid = d.defaclnamespace
         WHERE n.nspname = 'public'""",
-    "set_config": """
-        SELECT 'function acl', 'pg_catalog.set_config', coalesce(proacl::text, '-')
+    "set_config": f"""
+        SELECT 'function acl', 'pg_catalog.set_config', {_acl("proacl", "'f'", "proowner")}
         FROM pg_proc WHERE oid = 'pg_catalog.set_config(text, text, boolean)'::regprocedure""",
 }
 
@@ -279,3 +301,41 @@ def test_the_triggers_at_head_are_those_kb_changelog_creates(database_url: str) 
     assert len(logging) == {"sqlite": 30, "postgresql": 31}[engine.dialect.name]
     assert logging.isdisjoint(dropped)
     assert recreated == migrated
+
+
+def test_down_to_base_and_up_again_builds_the_same_schema(empty_database_url: str) -> None:
+    """The downgrades leave nothing that changes the upgrades' result: no trigger, function,
+    view or grant of an earlier pass is left behind or found in the way."""
+    engine = make_engine(empty_database_url)
+    migrate.upgrade(engine)
+    with engine.connect() as connection:
+        first = schema(connection)
+    migrate.downgrade(engine, "base")
+    with engine.connect() as connection:
+        left = {name for name in schema(connection) if "alembic_version" not in name}
+    migrate.upgrade(engine)
+    with engine.connect() as connection:
+        again = schema(connection)
+    engine.dispose()
+    # What a downgrade to base leaves: SQLite's own table of AUTOINCREMENT counters, which
+    # cannot be dropped, and on PostgreSQL set_config's grant, given back to everyone.
+    assert left <= {
+        "table sqlite_sequence ON sqlite_sequence",
+        "function acl pg_catalog.set_config",
+    }
+    assert schema_changes(first, again) == ""
+
+
+def test_each_downgrade_undoes_its_upgrade(empty_database_url: str) -> None:
+    engine = make_engine(empty_database_url)
+    upgraded = {}
+    for revision in REVISIONS:
+        migrate.upgrade(engine, revision)
+        with engine.connect() as connection:
+            upgraded[revision] = schema(connection)
+    for revision in reversed(REVISIONS[:-1]):
+        migrate.downgrade(engine, revision)
+        with engine.connect() as connection:
+            left = schema_changes(upgraded[revision], schema(connection))
+        assert left == "", f"down to {revision}, the schema differs from the upgrade's:\n{left}"
+    engine.dispose()
