@@ -335,3 +335,32 @@ def test_each_downgrade_undoes_its_upgrade(empty_database_url: str) -> None:
             left = schema_changes(upgraded[revision], schema(connection))
         assert left == "", f"down to {revision}, the schema differs from the upgrade's:\n{left}"
     engine.dispose()
+
+
+def test_0008_keeps_the_log_and_its_triggers(empty_database_url: str) -> None:
+    """On SQLite 0008 copies site_changes with 0005's triggers set aside: the rows stay, each
+    gets its own nonce, and the triggers log writes again afterwards."""
+    engine = make_engine(empty_database_url)
+    migrate.upgrade(engine, "0007")
+    with engine.begin() as connection:
+        for name in ("Alpha", "Beta", "Gamma"):
+            connection.execute(text("INSERT INTO cards (name) VALUES (:name)"), {"name": name})
+        logged = connection.execute(text("SELECT id, card_id FROM site_changes ORDER BY id")).all()
+    migrate.upgrade(engine)
+    with engine.begin() as connection:
+        kept = connection.execute(
+            text("SELECT id, card_id, nonce FROM site_changes ORDER BY id")
+        ).all()
+        connection.execute(text("UPDATE cards SET layout = 'normal' WHERE name = 'Beta'"))
+        added = connection.execute(
+            text("SELECT card_id, nonce FROM site_changes WHERE id > :last"),
+            {"last": logged[-1].id},
+        ).all()
+    engine.dispose()
+    assert len(logged) == 3
+    assert [(row.id, row.card_id) for row in kept] == [tuple(row) for row in logged]
+    assert len({row.nonce for row in kept}) == 3
+    assert all(re.fullmatch("[0-9a-f]{16}", row.nonce) for row in kept)
+    # PostgreSQL logs the new row and the old one, SQLite their cards once.
+    assert {row.card_id for row in added} == {logged[1].card_id}
+    assert all(re.fullmatch("[0-9a-f]{16}", row.nonce) for row in added)
