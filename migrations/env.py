@@ -1,15 +1,42 @@
-"""Alembic environment: the models' metadata is the target; SQLite migrates in batch mode."""
+"""Alembic environment: the models' metadata is the target; SQLite migrates in batch mode.
+
+kb's models are the one import of kb here: ``alembic check`` and autogenerate compare the
+database with them, and a migration never reads them. Everything else is fixed in this file,
+as the migrations fix their own SQL.
+"""
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 from alembic import context
-from sqlalchemy.engine import Connection
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Connection, Engine
 
 from kb.db import Base
-from kb.engine import database_url, make_engine
 
 config = context.config
 target_metadata = Base.metadata
+
+
+def database_url() -> str:
+    """The database ``alembic`` run by hand migrates (kb's CLI passes its own connection)."""
+    url = config.get_main_option("sqlalchemy.url")
+    return url or os.environ.get("KB_DATABASE_URL") or "sqlite:///kb.sqlite"
+
+
+def _enforce_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.execute("PRAGMA foreign_keys=ON")
+
+
+def make_engine() -> Engine:
+    """An engine as kb makes one: SQLite enforces foreign keys, so that a migration run with
+    ``alembic`` by hand behaves as under ``kb db upgrade``."""
+    engine = create_engine(database_url())
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _enforce_foreign_keys)
+    return engine
 
 
 def run_migrations(connection: Connection) -> None:
@@ -29,7 +56,7 @@ def run_migrations_online() -> None:
     if connection is not None:
         run_migrations(connection)
         return
-    engine = make_engine(config.get_main_option("sqlalchemy.url") or database_url())
+    engine = make_engine()
     with engine.connect() as connection:
         run_migrations(connection)
     engine.dispose()
@@ -37,7 +64,7 @@ def run_migrations_online() -> None:
 
 if context.is_offline_mode():
     context.configure(
-        url=config.get_main_option("sqlalchemy.url") or database_url(),
+        url=database_url(),
         target_metadata=target_metadata,
         literal_binds=True,
     )

@@ -6,17 +6,16 @@ Revises: 0003
 Create Date: 2026-11-29
 """
 
+import hashlib
 import importlib.util
+import re
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
 import sqlalchemy as sa
 from alembic import op
-
-# What kb's loader and edits compute, not copies: stored keys and pairs must match theirs.
-from kb.loader import refresh_near_duplicates
-from kb.text import head_key
 
 revision: str = "0004"
 down_revision: str | None = "0003"
@@ -32,6 +31,50 @@ NEAR_DUPLICATES_COMMENT = (
     "is written (import, kb edit, kb revert)."
 )
 BACKFILL_BATCH = 5000
+
+# Frozen copies of kb.text's head key and kb.loader's near-duplicate rules as they were when
+# this migration was written, not imports: replaying it must derive what it derived then,
+# whatever kb computes today. Should kb's rules change, a new migration recomputes the keys.
+TYPOGRAPHIC_FOLDS = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u2032": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u2033": '"',
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2012": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2212": "-",
+}
+TYPOGRAPHY = str.maketrans(TYPOGRAPHIC_FOLDS)
+SPACE = re.compile(r"\s+")
+HEAD_LENGTH = 60
+SAME_WITHOUT_SYMBOLS = "same without symbols"
+SAME_BEGINNING = "same beginning"
+NEAR_LENGTH_SLACK = 10
+# Every ordered pair of distinct rulings whose texts without symbols are the same (a damaged
+# copy: the reason), or that begin alike with lengths within NEAR_LENGTH_SLACK; a pair may come
+# twice. Two joins on one key each, not one on either key: the head keys just written have no
+# statistics yet, and PostgreSQL would compare every ruling with every other (minutes on the
+# 2022 corpus) where a join on one key is hashed.
+NEAR_PAIRS = f"""
+    SELECT a.id, b.id, b.skeleton_key = a.skeleton_key
+    FROM rulings a JOIN rulings b ON b.skeleton_key = a.skeleton_key AND b.id != a.id
+    UNION ALL
+    SELECT a.id, b.id, b.skeleton_key = a.skeleton_key
+    FROM rulings a JOIN rulings b ON b.head_key = a.head_key AND b.id != a.id
+        AND abs(length(a.text) - length(b.text)) <= {NEAR_LENGTH_SLACK}"""
+
+
+def head_key(text: str) -> str:
+    """Hash of the text's first HEAD_LENGTH characters, typography folded."""
+    folded = SPACE.sub(" ", unicodedata.normalize("NFKC", text).translate(TYPOGRAPHY)).strip()
+    return hashlib.blake2b(folded[:HEAD_LENGTH].encode("utf-8"), digest_size=16).hexdigest()
 
 
 def _editors() -> ModuleType:
@@ -127,9 +170,21 @@ def _create_near_duplicates() -> None:
     op.create_index(
         op.f("ix_near_duplicates_other_ruling_id"), "near_duplicates", ["other_ruling_id"]
     )
+    _fill_near_duplicates()
+
+
+def _fill_near_duplicates() -> None:
     connection = op.get_bind()
-    ruling_ids = connection.execute(sa.text("SELECT id FROM rulings")).scalars()
-    refresh_near_duplicates(connection, ruling_ids)
+    pairs: dict[tuple[int, int], str] = {}
+    for ruling_id, other_id, damaged in connection.execute(sa.text(NEAR_PAIRS)):
+        reason = SAME_WITHOUT_SYMBOLS if damaged else SAME_BEGINNING
+        pairs[(min(ruling_id, other_id), max(ruling_id, other_id))] = reason
+    rows = [{"ruling_id": x, "other_ruling_id": y, "reason": r} for (x, y), r in pairs.items()]
+    near_duplicates = sa.table(
+        "near_duplicates", sa.column("ruling_id"), sa.column("other_ruling_id"), sa.column("reason")
+    )
+    for start in range(0, len(rows), BACKFILL_BATCH):
+        connection.execute(sa.insert(near_duplicates), rows[start : start + BACKFILL_BATCH])
 
 
 def downgrade() -> None:

@@ -12,13 +12,14 @@ Revises: 0007
 Create Date: 2026-11-30
 """
 
+import importlib.util
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
 
 import sqlalchemy as sa
 from alembic import op
 from alembic.operations import BatchOperations
-
-from kb.changelog import create_triggers, drop_triggers
 
 revision: str = "0008"
 down_revision: str | None = "0007"
@@ -57,12 +58,23 @@ def downgrade() -> None:
         _in_copied_table(lambda batch: batch.drop_column("nonce"))
 
 
+def _site_changes() -> ModuleType:
+    """Migration 0005, whose triggers (unchanged since) this one sets aside and puts back."""
+    path = Path(__file__).with_name("0005_site_changes.py")
+    spec = importlib.util.spec_from_file_location("kb_migration_0005", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _in_copied_table(change: Callable[[BatchOperations], object]) -> None:
-    for statement in drop_triggers("sqlite"):
+    triggers = _site_changes()
+    for statement in triggers.drop_triggers("sqlite"):
         op.execute(statement)
     with op.batch_alter_table(
         "site_changes", recreate="always", table_kwargs={"sqlite_autoincrement": True}
     ) as batch:
         change(batch)
-    for statement in create_triggers("sqlite"):
+    for statement in triggers.create_triggers("sqlite"):
         op.execute(statement)
