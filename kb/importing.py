@@ -19,8 +19,16 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, db
-from kb.formats import CATALOG, IMPORT_FORMATS
-from kb.importers import catalog, comprehensive_rules, mtgjson, scryfall, seed_pages, streams
+from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
+from kb.importers import (
+    catalog,
+    comprehensive_rules,
+    limits,
+    mtgjson,
+    scryfall,
+    seed_pages,
+    streams,
+)
 from kb.importers.streams import Input
 from kb.loader import BATCH_SIZE, Loader, Summary, chunks
 from kb.records import ParseError, Record
@@ -50,6 +58,10 @@ class InputFile:
     source: Input
     format: str
     size: int
+
+    @property
+    def name(self) -> str:
+        return self.source.name
 
 
 def detect_format(source: Input) -> str:
@@ -110,7 +122,8 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
     observer = _ReadObserver()
     try:
         with streams.open_input(item.source, digest=observer) as stream:
-            records = STREAM_PARSERS[item.format](stream, item.source.name)
+            parse = STREAM_PARSERS[item.format]
+            records = limits.checked(parse(_content(stream, item), item.source.name), item.name)
             for batch in chunks(records, BATCH_SIZE):
                 yield ParsedBatch(batch, observer.take_unreported())
             # Whatever the parser did not read still counts in the checksum.
@@ -240,12 +253,22 @@ def _load_file(
             loaded += len(message.records)
     observer = _ReadObserver()
     with streams.open_input(item.source, digest=observer) as stream:
-        data = stream.read()
-    records = list(_small_file_records(item, data, options, loader))
+        data = _content(stream, item).read()
+    records = list(limits.checked(_small_file_records(item, data, options, loader), item.name))
     loader.load(records)
     loader.end_source(observer.sha256.hexdigest())
     report(item.size)
     return len(records)
+
+
+TEXT_FORMATS = frozenset({CATALOG, SEED_PAGE, COMPREHENSIVE_RULES})
+
+
+def _content(stream: BinaryIO, item: InputFile) -> BinaryIO:
+    """A text format's content is read through the line limit; JSON may be one line."""
+    if item.format in TEXT_FORMATS:
+        return limits.line_limited(stream, item.name)
+    return stream
 
 
 STREAM_PARSERS: dict[str, Callable[[BinaryIO, str], Iterator[Record]]] = {
