@@ -134,7 +134,9 @@ def _split_date(paragraph: Paragraph, locale: str, path: str) -> tuple[dt.date, 
         try:
             return _date_from(match, locale), body[match.end() :].strip()
         except ValueError:
-            break
+            # Written in the locale's format, but no such day (31.02.2024, month 13).
+            shown = match.group(0).strip()
+            raise ParseError(path, f"{shown!r} is not a valid date", paragraph.line) from None
     shown = body[:24].split(" ")[0]
     raise ParseError(
         path, f"{shown!r} does not start with a date in {locale} format", paragraph.line
