@@ -214,7 +214,7 @@ def db_current(app: App) -> None:
     is_flag=True,
     help="Read bulk files again even when a file of the same checksum was imported before.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="List every warning.")
+@click.option("-v", "--verbose", is_flag=True, help="List every warning and skipped file.")
 @pass_app
 def import_command(
     app: App,
@@ -237,10 +237,9 @@ def import_command(
     options = ImportOptions(locale=locale, card=card, format=format_, force=force)
     with clear_errors():
         engine = app.engine()
-        files = plan(paths, options)
-        total = sum(item.size for item in files)
-        with app.progress(total, "importing") as advance:
-            summary = run_import(engine, paths, options, progress=advance, files=files)
+        planned = plan(paths, options)
+        with app.progress(planned.size, "importing") as advance:
+            summary = run_import(engine, paths, options, progress=advance, planned=planned)
     for line in summary.lines(verbose):
         app.echo(line)
 

@@ -29,6 +29,7 @@ from kb.importers import (
     seed_pages,
     streams,
 )
+from kb.importers.recognise import UnknownFormat, detect_format
 from kb.importers.streams import Input
 from kb.loader import BATCH_SIZE, Loader, Summary, chunks
 from kb.records import ParseError, Record
@@ -64,26 +65,38 @@ class InputFile:
         return self.source.name
 
 
-def detect_format(source: Input) -> str:
-    """kb's catalog by its ``.toml`` name; every other format by its content."""
-    name = source.member or source.path.name
-    if name.lower().endswith(".toml"):
-        return CATALOG
-    return streams.detect_format(source)
+@dataclass(frozen=True)
+class ImportPlan:
+    files: list[InputFile]
+    """Every input to read, with its format, in the order the loader needs them."""
+    unknown: list[UnknownFormat]
+    """The files found in folders (or archives) that are of no known format: skipped."""
+
+    @property
+    def size(self) -> int:
+        return sum(item.size for item in self.files)
 
 
-def plan(paths: Iterable[Path], options: ImportOptions) -> list[InputFile]:
-    """Every input under ``paths`` with its format, in the order the loader needs them."""
-    files = []
+def plan(paths: Iterable[Path], options: ImportOptions) -> ImportPlan:
+    """Every input under ``paths`` with its format; a file named itself must be of a known
+    format, one found in a folder or an archive is skipped when of none."""
+    files, unknown = [], []
     for path in paths:
         if not path.exists():
             raise ParseError(str(path), "no such file or folder")
         for source in streams.iter_inputs(path):
-            kind = options.format or detect_format(source)
+            try:
+                kind = options.format or detect_format(source)
+            except UnknownFormat as error:
+                if source.path == path and source.member is None:
+                    raise
+                unknown.append(error)
+                continue
             files.append(InputFile(source, kind, source.path.stat().st_size))
     if not files:
         raise ParseError(", ".join(str(p) for p in paths), "no files to import")
-    return sorted(files, key=lambda f: (IMPORT_FORMATS.index(f.format), f.source.name))
+    files.sort(key=lambda f: (IMPORT_FORMATS.index(f.format), f.source.name))
+    return ImportPlan(files, unknown)
 
 
 class _ReadObserver:
@@ -179,10 +192,11 @@ def run_import(
     paths: Iterable[Path],
     options: ImportOptions = ImportOptions(),
     progress: Progress | None = None,
-    files: list[InputFile] | None = None,
+    planned: ImportPlan | None = None,
 ) -> Summary:
     """Import ``paths`` in one transaction; raise ParseError (nothing written) on bad input."""
-    files = files if files is not None else plan(paths, options)
+    planned = planned if planned is not None else plan(paths, options)
+    files = planned.files
     streamed = [item for item in files if item.format in STREAM_PARSERS]
     records_loaded = 0
 
@@ -204,6 +218,7 @@ def run_import(
                     continue
                 records_loaded += _load_file(item, loader, parsed, options, report)
             summary = loader.finish()
+            summary.unknown_files = [str(error) for error in planned.unknown]
         if loading:
             changelog.end_bulk_load(connection, summary.changed)
     if summary.changed:

@@ -121,6 +121,8 @@ class Summary:
     counts: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     other_locales: Counter[str] = field(default_factory=Counter)
+    unknown_files: list[str] = field(default_factory=list)
+    """Files in folders that are of no known format, each with why: skipped."""
 
     CHANGES = (
         "cards new",
@@ -160,6 +162,9 @@ class Summary:
             lines.append(
                 f"files: {c['files skipped']} skipped (imported before: same checksum; --force)"
             )
+        if self.unknown_files:
+            lines.append(f"files: {len(self.unknown_files)} of no known format skipped")
+            lines.extend(f"  {unknown}" for unknown in self.unknown_files if verbose)
         if self.other_locales:
             counted = ", ".join(f"{k} {v}" for k, v in sorted(self.other_locales.items()))
             lines.append(f"names in languages outside the 11 (not stored): {counted}")

@@ -16,6 +16,7 @@ from functools import cache
 from babel import Locale as BabelLocale
 from babel.dates import get_date_format
 
+from kb.importers.limits import MAX_NAME_CHARS
 from kb.locales import BY_CODE, LOCALE_CODES
 from kb.records import CardRef, ParseError, RulingRecord
 from kb.text import normalize
@@ -74,6 +75,36 @@ def decode(data: bytes, path: str) -> str:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise ParseError(path, f"not valid UTF-8 (byte 0x{data[error.start]:02x})", line) from None
+
+
+# Lines that mark a text as some other document (markdown above all: a README beside the
+# sources): a heading, a fenced block, a table row, a list item. No ruling starts so.
+_NOT_A_RULING = re.compile(r"#|```|\||[-*+] ")
+
+
+def not_a_page(text: str) -> tuple[int, str] | None:
+    """Why ``text`` (a page's head, decoded) is no rulings page, with the line; None if it is one.
+
+    A page is a title (a card's name: one short line, not markup) and, under it, rulings: dated
+    bullets or paragraphs. A page that only lacks a part (no rulings under its title) is still a
+    page, which the parser tells what it lacks.
+    """
+    lines = text.splitlines()
+    title = lines[0].strip() if lines else ""
+    if not title:
+        return 1, "no title: the first line must be the card's name"
+    if title.startswith(("#", "<")) or _NOT_A_RULING.match(title):
+        return 1, f"{_start(title)} is markup, not a card's name: not a rulings page"
+    if len(title) > MAX_NAME_CHARS:
+        return 1, f"a first line of {len(title):,} characters is no card's name: not a rulings page"
+    for number, line in enumerate(lines[1:], start=2):
+        if _NOT_A_RULING.match(line.lstrip()):
+            return number, f"{_start(line.strip())} is markup, not a ruling: not a rulings page"
+    return None
+
+
+def _start(line: str) -> str:
+    return repr(line if len(line) <= 30 else line[:29] + "…")
 
 
 def footer_locale(text: str) -> str | None:
