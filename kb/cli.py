@@ -214,6 +214,12 @@ def db_current(app: App) -> None:
     is_flag=True,
     help="Read bulk files again even when a file of the same checksum was imported before.",
 )
+@click.option(
+    "--replace-name",
+    is_flag=True,
+    help="Let a page's title replace the card's name from Scryfall, MTGJSON, the catalog or an "
+    "editor.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="List every warning and skipped file.")
 @pass_app
 def import_command(
@@ -223,6 +229,7 @@ def import_command(
     card: str | None,
     format_: str | None,
     force: bool,
+    replace_name: bool,
     verbose: bool,
 ) -> None:
     """Import files and folders into the store, in one transaction.
@@ -234,7 +241,7 @@ def import_command(
     """
     from kb.importing import ImportOptions, plan, run_import
 
-    options = ImportOptions(locale=locale, card=card, format=format_, force=force)
+    options = ImportOptions(locale, card, format_, force, replace_name)
     with clear_errors():
         engine = app.engine()
         planned = plan(paths, options)

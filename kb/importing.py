@@ -52,6 +52,8 @@ class ImportOptions:
     """``--format``: parse every file as this format instead of recognising it."""
     force: bool = False
     """``--force``: read bulk files again even when a file of the same checksum was imported."""
+    replace_name: bool = False
+    """``--replace-name``: a page's title replaces the card's name even from an official source."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ def run_import(
             changelog.begin_bulk_load(connection)
         with _parsed_streams([item for item in streamed if item not in skipped]) as parsed:
             loader = Loader(connection)
+            loader.replace_names = options.replace_name
             for item in files:
                 if item in skipped:
                     loader.summary.counts["files skipped"] += 1

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 
 from kb import db
 from kb.locales import canonical_locale
+from kb.official_names import name_a_page_keeps
 from kb.records import (
     CardNameRecord,
     CardRecord,
@@ -149,7 +150,9 @@ class Summary:
             f"cards: {c['cards new']} new, {c['cards updated']} updated, "
             f"{c['cards unchanged']} unchanged",
             f"names: {c['names new']} new, {c['names changed']} changed, "
-            f"{c['names unchanged']} unchanged" + _as_edited(c["names as edited"]),
+            f"{c['names unchanged']} unchanged"
+            + _as_edited(c["names as edited"])
+            + _kept_official(c["names kept official"]),
             f"rulings: {c['rulings new']} new, {c['rulings reused']} reused, "
             f"{c['rulings improved']} improved (damaged copies mended)"
             + _as_edited(c["rulings as edited"]),
@@ -177,6 +180,12 @@ class Summary:
         return lines
 
 
+def _kept_official(count: int) -> str:
+    if not count:
+        return ""
+    return f", {count} kept from an official source (use --replace-name)"
+
+
 def _as_edited(count: int) -> str:
     """The summary's note of rows a source still says otherwise, kept as editors corrected."""
     return f", {count} kept as an editor corrected them" if count else ""
@@ -198,6 +207,8 @@ class Loader:
         self.connection = connection
         self.now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
         self.summary = Summary()
+        self.replace_names = False
+        """``--replace-name``: a page's title replaces even an official name."""
         self.path = ""
         self._mechanics = {
             row.slug: _Mechanic(row.id, row.slug, row.kind, row.rule, row.pattern)
@@ -565,7 +576,11 @@ class Loader:
                 if name == ref.localized_name and (ref.locale is None or locale == ref.locale)
             }
         if named is not None:
-            if ref.locale is not None and named["id"] not in matches:
+            if (
+                ref.locale is not None
+                and named["id"] not in matches
+                and not self._keeps_official_name(named["id"], ref)
+            ):
                 self._upsert_names(
                     card_names,
                     "card_id",
@@ -582,6 +597,23 @@ class Loader:
                 self.path, f"{ref.localized_name!r} names {len(matches)} cards: use --card", 1
             )
         raise ParseError(self.path, self._unknown_name_reason(ref), 1)
+
+    def _keeps_official_name(self, card_id: int, ref: CardRef) -> bool:
+        """Whether the card's name is official, so a page's title may not replace it (see
+        kb.official_names); counted and told when so."""
+        assert ref.locale is not None
+        if self.replace_names:
+            return False
+        kept = name_a_page_keeps(self.connection, card_id, ref.locale)
+        if kept is None:
+            return False
+        self.summary.counts["names kept official"] += 1
+        self._warn(
+            1,
+            f"kept {kept.name!r} ({ref.locale}, from {kept.source}) over the title "
+            f"{ref.localized_name!r} (--replace-name replaces it)",
+        )
+        return True
 
     def _unknown_name_reason(self, ref: CardRef) -> str:
         assert ref.localized_name is not None
