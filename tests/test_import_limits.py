@@ -139,7 +139,7 @@ class Endless(io.RawIOBase):
 
 def test_a_huge_line_is_refused_before_it_is_read_whole() -> None:
     endless = Endless()
-    with pytest.raises(ParseError, match="^x.txt:1: a line of more than 65,536 bytes"):
+    with pytest.raises(ParseError, match=r"^x\.txt:1: a line of more than 65,536 bytes"):
         limits.line_limited(io.BufferedReader(endless), "x.txt").read()
     assert endless.read_bytes <= 3 * MAX_LINE_BYTES
 
