@@ -282,7 +282,7 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     The MTGJSON export holds every card, face, name, ruling and link: importing it into an empty
     store gives the same store.
     """
-    from kb.exporting import export
+    from kb.exporting import UNITS, export
 
     engine = app.engine()
     store = sqlite_file(engine)
@@ -296,11 +296,11 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
         partial = out.with_name(f".{out.name}.partial")
         try:
             with partial.open("w", encoding="utf-8", newline="") as file:
-                cards = export(connection, format_, file)
+                written = export(connection, format_, file)
             partial.replace(out)
         finally:
             partial.unlink(missing_ok=True)
-    app.echo(f"{cards} cards written to {out}")
+    app.echo(f"{written} {UNITS[format_]} written to {out}")
 
 
 def _locale_list(
