@@ -24,6 +24,7 @@ from kb import migrate
 from kb.engine import DEFAULT_DATABASE_URL, make_engine, sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
+from kb.pipes import closed_pipe_ends_quietly
 from kb.records import ParseError
 from kb.site import DEFAULT_BASE_URL, WATCH_INTERVAL, OutputFolderError
 
@@ -89,6 +90,8 @@ def clear_errors(writing: Path | None = None) -> Iterator[None]:
     (a full disk) is told of."""
     try:
         yield
+    except BrokenPipeError:
+        raise  # a reader that stopped reading: see kb.pipes
     except (ParseError, SQLAlchemyError, OutputFolderError, migrate.SchemaError, OSError) as error:
         raise KbError(_one_line(error, writing)) from None
 
@@ -113,6 +116,10 @@ class _Commands(click.Group):
     """kb's commands. The editors' live in kb.editor_cli (which imports App and the helpers
     above), loaded when one of them is named or the commands are listed: other commands, kb build
     above all, start without it (~15 ms)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with closed_pipe_ends_quietly():  # kb export | head
+            return super().invoke(ctx)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return super().get_command(ctx, cmd_name) or self._editors().get(cmd_name)
