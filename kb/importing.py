@@ -96,7 +96,10 @@ def plan(paths: Iterable[Path], options: ImportOptions) -> ImportPlan:
                 continue
             files.append(InputFile(source, kind, source.path.stat().st_size))
     if not files:
-        raise ParseError(", ".join(str(p) for p in paths), "no files to import")
+        skipped = (
+            f" ({len(unknown)} of no known format, such as {unknown[0].path})" if unknown else ""
+        )
+        raise ParseError(", ".join(str(p) for p in paths), f"no files to import{skipped}")
     files.sort(key=lambda f: (IMPORT_FORMATS.index(f.format), f.source.name))
     return ImportPlan(files, unknown)
 

@@ -189,3 +189,33 @@ def test_kb_import_of_the_realdata_folder_skips_its_readme(sqlite_url: str) -> N
         "is markup, not a card's name: not a rulings page\n"
     ) in result.output
     assert result.output.startswith("cards: 23711 new, ")
+
+
+def test_another_tools_toml_is_no_catalog(engine: Engine, tmp_path: Path) -> None:
+    folder = tmp_path / "sources"
+    shutil.copytree(DATA, folder)
+    pyproject = folder / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "kb"\n', "utf-8")
+    summary = run_import(engine, [folder])
+    reason = "TOML without [[mechanics]] or [[cards]]: not kb's catalog"
+    assert summary.unknown_files == [f"{pyproject}: {reason}"]
+    with pytest.raises(ParseError, match=r"^.*pyproject\.toml: TOML without"):
+        run_import(engine, [pyproject])
+
+
+def test_a_broken_catalog_is_still_an_error(engine: Engine, tmp_path: Path) -> None:
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text('[[cards]]\nname = "Card\n', "utf-8")
+    with pytest.raises(ParseError, match=r"catalog\.toml: not valid TOML"):
+        run_import(engine, [catalog])
+
+
+def test_a_folder_of_nothing_known_says_so(engine: Engine, tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "README.md").write_text(README, "utf-8")
+    with pytest.raises(ParseError) as raised:
+        run_import(engine, [folder])
+    assert str(raised.value) == (
+        f"{folder}: no files to import (1 of no known format, such as {folder / 'README.md'})"
+    )

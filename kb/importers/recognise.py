@@ -10,6 +10,7 @@ stops the import wherever the file was found.
 from __future__ import annotations
 
 import codecs
+import re
 
 from kb.formats import CATALOG, SEED_PAGE
 from kb.importers import seed_pages, streams
@@ -23,13 +24,17 @@ class UnknownFormat(ParseError):
 
 def detect_format(source: Input) -> str:
     """kb's catalog by its ``.toml`` name; every other format by its first bytes of content."""
-    name = source.member or source.path.name
-    if name.lower().endswith(".toml"):
-        return CATALOG
     with streams.read_errors_as_parse_errors(source.name), streams.open_input(source) as stream:
         head = streams.read_head(stream)
     if not head.strip():
         raise UnknownFormat(source.name, "the file is empty", 1)
+    name = source.member or source.path.name
+    if name.lower().endswith(".toml"):
+        # Another tool's TOML (a pyproject.toml) would otherwise import as a catalog of nothing.
+        if not _CATALOG_TABLES.search(head):
+            reason = "TOML without [[mechanics]] or [[cards]]: not kb's catalog"
+            raise UnknownFormat(source.name, reason)
+        return CATALOG
     if b"\x00" in head:
         raise UnknownFormat(source.name, "binary content, not a known source format")
     try:
@@ -46,6 +51,12 @@ def detect_format(source: Input) -> str:
             line, reason = shape
             raise UnknownFormat(source.name, reason, line)
     return found
+
+
+# The catalog's arrays of tables, as [[cards]] headers or as a key (cards = [...]).
+_CATALOG_TABLES = re.compile(
+    rb"^[ \t]*(\[\[[ \t]*(mechanics|cards)[ \t]*\]\]|(mechanics|cards)[ \t]*=)", re.M
+)
 
 
 def _is_json(head: bytes) -> bool:
