@@ -39,10 +39,34 @@ any script (up to 4 bytes a character) with its date."""
 def checked(records: Iterable[Record], path: str) -> Iterator[Record]:
     """``records``, each checked against the limits: a ParseError names the first too long."""
     for record in records:
-        for what, value, limit in _fields(record):
-            if value is not None and len(value) > limit:
-                raise _too_long(record, path, what, value, limit)
+        if not _fits(record):
+            for what, value, limit in _fields(record):
+                if value is not None and len(value) > limit:
+                    raise _too_long(record, path, what, value, limit)
         yield record
+
+
+def _fits(record: Record) -> bool:
+    """Whether every field is within its limit: the quick test every record passes."""
+    if isinstance(record, RulingRecord):
+        return len(record.text) <= MAX_TEXT_CHARS and _fits_ref(record.card)
+    if isinstance(record, CardNameRecord):
+        return len(record.name) <= MAX_NAME_CHARS and _fits_ref(record.card)
+    if isinstance(record, CardRecord):
+        return (
+            len(record.name) <= MAX_NAME_CHARS
+            and len(record.oracle_text or "") <= MAX_TEXT_CHARS
+            and len(record.type_line or "") <= MAX_NAME_CHARS
+            and len(record.mana_cost or "") <= MAX_NAME_CHARS
+            and max(map(len, (*record.faces, *record.keywords)), default=0) <= MAX_NAME_CHARS
+        )
+    return False  # mechanics are a few hundred: _fields looks at each of theirs
+
+
+def _fits_ref(card: CardRef) -> bool:
+    return (
+        len(card.name or "") <= MAX_NAME_CHARS and len(card.localized_name or "") <= MAX_NAME_CHARS
+    )
 
 
 def _fields(record: Record) -> Iterator[tuple[str, str | None, int]]:
