@@ -158,3 +158,37 @@ def test_line_ends_and_reads_of_every_size(newline: bytes, read_size: int) -> No
     fine = limits.line_limited(io.BytesIO(content[: content.index(b"c")]), "x.txt")
     while fine.read(read_size):
         pass
+
+
+def test_a_huge_line_in_a_large_input_is_told_from_the_parser_process(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Over 16 MB, parsing runs in a second process: its error comes back whole."""
+    from kb.engine import make_engine
+    from kb.importing import PARALLEL_PARSE_BYTES
+
+    rules = tmp_path / "rules.txt"
+    line = b"A line of a rule's text.\n"  # no rule heading: nothing for the loader to do
+    count = PARALLEL_PARSE_BYTES // len(line) + 1
+    rules.write_bytes(b"702.2. Deathtouch\n" + line * count + b"x" * (MAX_LINE_BYTES + 1))
+    engine = make_engine(sqlite_url)
+    with pytest.raises(ParseError) as raised:
+        run_import(engine, [rules])
+    engine.dispose()
+    assert str(raised.value) == (
+        f"{rules}:{count + 2}: a line of more than 65,536 bytes: not a source kb reads"
+    )
+
+
+def test_kb_import_tells_the_limit_in_one_line(sqlite_url: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    page = tmp_path / "page.txt"
+    page.write_bytes(b"Drei Schritte voraus\n\n" + b"z" * (1024 * 1024))
+    result = CliRunner().invoke(cli, ["--db", sqlite_url, "import", str(DATA), str(page)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"kb: error: {page}:3: a line of more than 65,536 bytes: not a source kb reads\n"
+    )
