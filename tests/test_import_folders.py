@@ -219,3 +219,18 @@ def test_a_folder_of_nothing_known_says_so(engine: Engine, tmp_path: Path) -> No
     assert str(raised.value) == (
         f"{folder}: no files to import (1 of no known format, such as {folder / 'README.md'})"
     )
+
+
+@pytest.mark.parametrize("code", ["10E", "ELD", "M21", "UST"])
+def test_real_rulings_never_look_like_markup(tmp_path: Path, code: str) -> None:
+    """A page of every ruling of a real set, one a paragraph, is a page."""
+    import gzip
+    import json
+
+    from kb.importers.seed_pages import not_a_page
+
+    path = realdata(f"mtgjson-sets-2022-05/{code}.json.gz")
+    cards = json.loads(gzip.decompress(path.read_bytes()))["data"]["cards"]
+    texts = [ruling["text"] for card in cards for ruling in card.get("rulings", [])]
+    assert len(texts) > 10
+    assert not_a_page("Title\n\n" + "\n\n".join(texts)) is None
