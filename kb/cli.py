@@ -248,7 +248,9 @@ def import_command(
     """
     from kb.importing import ImportOptions, plan, run_import
 
-    options = ImportOptions(locale, card, format_, force, replace_name)
+    options = ImportOptions(
+        locale=locale, card=card, format=format_, force=force, replace_name=replace_name
+    )
     with clear_errors():
         engine = app.engine()
         planned = plan(paths, options)
