@@ -37,6 +37,7 @@ def closed_pipe_ends_quietly() -> Iterator[None]:
         try:
             yield
         finally:
-            sys.stdout.flush()
+            if sys.stdout is not None:  # None where kb started without one (kb ... >&-)
+                sys.stdout.flush()
     except BrokenPipeError:
         exit_quietly()

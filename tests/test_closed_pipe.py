@@ -84,3 +84,10 @@ def test_an_export_read_whole_is_no_closed_pipe(store: str, tmp_path: Path) -> N
     )
     assert done.stderr == b""
     assert done.stdout.count(b"\n") == 1 + 33 + 5000
+
+
+def test_no_standard_output_at_all_is_no_crash(store: str) -> None:
+    """kb started with its standard output closed (``>&-``): Python gives it none."""
+    command = shlex.join([*KB, "--db", store, "sources"])
+    done = subprocess.run(["bash", "-c", f"{command} >&-"], capture_output=True, check=False)
+    assert (done.returncode, done.stderr) == (0, b"")
