@@ -86,14 +86,14 @@ def not_a_page(text: str) -> tuple[int, str] | None:
     """Why ``text`` (a page's head, decoded) is no rulings page, with the line; None if it is one.
 
     A page is a title (a card's name: one short line, not markup) and, under it, rulings: dated
-    bullets or paragraphs. A page that only lacks a part (no rulings under its title) is still a
-    page, which the parser tells what it lacks.
+    bullets or paragraphs. A title with no rulings under it is still a page, whose error the
+    parser tells.
     """
     lines = text.splitlines()
     title = lines[0].strip() if lines else ""
     if not title:
         return 1, "no title: the first line must be the card's name"
-    if title.startswith(("#", "<")) or _NOT_A_RULING.match(title):
+    if title.startswith("<") or _NOT_A_RULING.match(title):  # HTML, XML, or as any line
         return 1, f"{_start(title)} is markup, not a card's name: not a rulings page"
     if len(title) > MAX_NAME_CHARS:
         return 1, f"a first line of {len(title):,} characters is no card's name: not a rulings page"
