@@ -24,6 +24,7 @@ from kb import migrate
 from kb.engine import DEFAULT_DATABASE_URL, StoreError, sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from kb.locales import LOCALE_CODES, LOCALES, Locale
+from kb.pipes import closed_pipe_ends_quietly
 from kb.records import ParseError
 from kb.site import WATCH_INTERVAL, OutputFolderError
 from kb.store import close_store, open_store
@@ -97,6 +98,8 @@ def clear_errors(writing: Path | None = None) -> Iterator[None]:
     (a full disk) is told of."""
     try:
         yield
+    except BrokenPipeError:
+        raise  # a reader that stopped reading: see kb.pipes
     except (ParseError, SQLAlchemyError, OutputFolderError, StoreError, OSError) as error:
         raise KbError(_one_line(error, writing)) from None
 
@@ -121,6 +124,10 @@ class _Commands(click.Group):
     """kb's commands. The editors' live in kb.editor_cli (which imports App and the helpers
     above), loaded when one of them is named or the commands are listed: other commands, kb build
     above all, start without it (~15 ms)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with closed_pipe_ends_quietly():  # kb export | head
+            return super().invoke(ctx)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return super().get_command(ctx, cmd_name) or self._editors().get(cmd_name)
@@ -223,7 +230,13 @@ def db_current(app: App) -> None:
     is_flag=True,
     help="Read bulk files again even when a file of the same checksum was imported before.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="List every warning.")
+@click.option(
+    "--replace-name",
+    is_flag=True,
+    help="Let a page's title replace the card's name from Scryfall, MTGJSON, the catalog or an "
+    "editor.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="List every warning and skipped file.")
 @pass_app
 def import_command(
     app: App,
@@ -232,6 +245,7 @@ def import_command(
     card: str | None,
     format_: str | None,
     force: bool,
+    replace_name: bool,
     verbose: bool,
 ) -> None:
     """Import files and folders into the store, in one transaction.
@@ -243,13 +257,14 @@ def import_command(
     """
     from kb.importing import ImportOptions, plan, run_import
 
-    options = ImportOptions(locale=locale, card=card, format=format_, force=force)
+    options = ImportOptions(
+        locale=locale, card=card, format=format_, force=force, replace_name=replace_name
+    )
     with clear_errors():
         engine = app.engine(create=True)
-        files = plan(paths, options)
-        total = sum(item.size for item in files)
-        with app.progress(total, "importing") as advance:
-            summary = run_import(engine, paths, options, progress=advance, files=files)
+        planned = plan(paths, options)
+        with app.progress(planned.size, "importing") as advance:
+            summary = run_import(engine, paths, options, progress=advance, planned=planned)
     for line in summary.lines(verbose):
         app.echo(line)
 
@@ -297,7 +312,7 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     The MTGJSON export holds every card, face, name, ruling and link: importing it into an empty
     store gives the same store.
     """
-    from kb.exporting import export
+    from kb.exporting import UNITS, export
 
     engine = app.engine()
     store = sqlite_file(engine)
@@ -311,11 +326,11 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
         partial = out.with_name(f".{out.name}.partial")
         try:
             with partial.open("w", encoding="utf-8", newline="") as file:
-                cards = export(connection, format_, file)
+                written = export(connection, format_, file)
             partial.replace(out)
         finally:
             partial.unlink(missing_ok=True)
-    app.echo(f"{cards} cards written to {out}")
+    app.echo(f"{written} {UNITS[format_]} written to {out}")
 
 
 def _locale_list(

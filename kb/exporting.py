@@ -3,8 +3,15 @@
 - ``mtgjson``: MTGJSON's AtomicCards layout (``{"meta", "data": {name: [card]}}``) with
   ``foreignData``, ``rulings``, ``keywords`` and ``identifiers.scryfallOracleId``: everything kb
   imports back (cards, faces, names, rulings with dates, links).
-- ``scryfall-rulings``: Scryfall's rulings bulk file, for cards with an ``oracle_id``.
-- ``csv``: one row per card–ruling link, for spreadsheets.
+- ``scryfall-rulings``: Scryfall's rulings bulk file, for cards with an ``oracle_id``. Every
+  object has its ``source``, as Scryfall's do: the one a Scryfall file gave, else ``wotc``
+  (kb's other sources of rulings, MTGJSON, which takes them from Gatherer, and the pages
+  copied from a card's official page, carry only Wizards' own rulings).
+- ``csv``: one row per card–ruling link, for spreadsheets (``origin`` empty where no Scryfall
+  file told it).
+
+``export`` returns how many of the format's units it wrote: cards (MTGJSON), ruling objects
+(Scryfall), rows below the header (CSV).
 
 Cards are read a chunk at a time in name order and written as they are read, so memory stays
 flat, and the same store always gives the same bytes.
@@ -127,8 +134,15 @@ def _load_chunk(connection: Connection, ids: list[int]) -> Iterator[CardExport]:
         yield cards[card_id]
 
 
+WOTC = "wotc"
+"""A ruling's source where no Scryfall file told it: Wizards' (see the module's notes)."""
+
+UNITS = {"mtgjson": "cards", "scryfall-rulings": "rulings", "csv": "rows"}
+"""What ``export`` counts in each format."""
+
+
 def export(connection: Connection, format: str, out: TextIO) -> int:
-    """Write the store to ``out`` in ``format``; returns how many cards were written."""
+    """Write the store to ``out`` in ``format``; returns how many UNITS[format] it wrote."""
     writers = {"mtgjson": _mtgjson, "scryfall-rulings": _scryfall_rulings, "csv": _csv}
     return writers[format](cards_for_export(connection), out)
 
@@ -181,15 +195,18 @@ def _scryfall_rulings(cards: Iterator[CardExport], out: TextIO) -> int:
     for card in cards:
         if card.oracle_id is None:
             continue
-        written += 1
         for link in card.rulings:
-            ruling: dict[str, str | None] = {"object": "ruling", "oracle_id": card.oracle_id}
-            if link.origin is not None:
-                ruling["source"] = link.origin
-            ruling |= {"published_at": link.published_on, "comment": link.text}
+            ruling = {
+                "object": "ruling",
+                "oracle_id": card.oracle_id,
+                "source": link.origin or WOTC,
+                "published_at": link.published_on,
+                "comment": link.text,
+            }
             out.write("\n" if first else ",\n")
             out.write(json.dumps(ruling, ensure_ascii=False))
             first = False
+            written += 1
     out.write("\n]\n")
     return written
 
@@ -202,7 +219,7 @@ def _csv(cards: Iterator[CardExport], out: TextIO) -> int:
     writer.writerow(CSV_COLUMNS)
     written = 0
     for card in cards:
-        written += 1
+        written += len(card.rulings)
         for link in card.rulings:
             writer.writerow(
                 (

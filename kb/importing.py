@@ -19,8 +19,17 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, db
-from kb.formats import CATALOG, IMPORT_FORMATS
-from kb.importers import catalog, comprehensive_rules, mtgjson, scryfall, seed_pages, streams
+from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
+from kb.importers import (
+    catalog,
+    comprehensive_rules,
+    limits,
+    mtgjson,
+    scryfall,
+    seed_pages,
+    streams,
+)
+from kb.importers.recognise import UnknownFormat, detect_format
 from kb.importers.streams import Input
 from kb.loader import BATCH_SIZE, Loader, Summary, chunks
 from kb.records import ParseError, Record
@@ -43,6 +52,8 @@ class ImportOptions:
     """``--format``: parse every file as this format instead of recognising it."""
     force: bool = False
     """``--force``: read bulk files again even when a file of the same checksum was imported."""
+    replace_name: bool = False
+    """``--replace-name``: a page's title replaces the card's name even from an official source."""
 
 
 @dataclass(frozen=True)
@@ -51,27 +62,46 @@ class InputFile:
     format: str
     size: int
 
-
-def detect_format(source: Input) -> str:
-    """kb's catalog by its ``.toml`` name; every other format by its content."""
-    name = source.member or source.path.name
-    if name.lower().endswith(".toml"):
-        return CATALOG
-    return streams.detect_format(source)
+    @property
+    def name(self) -> str:
+        return self.source.name
 
 
-def plan(paths: Iterable[Path], options: ImportOptions) -> list[InputFile]:
-    """Every input under ``paths`` with its format, in the order the loader needs them."""
-    files = []
+@dataclass(frozen=True)
+class ImportPlan:
+    files: list[InputFile]
+    """Every input to read, with its format, in the order the loader needs them."""
+    unknown: list[UnknownFormat]
+    """The files found in folders (or archives) that are of no known format: skipped."""
+
+    @property
+    def size(self) -> int:
+        return sum(item.size for item in self.files)
+
+
+def plan(paths: Iterable[Path], options: ImportOptions) -> ImportPlan:
+    """Every input under ``paths`` with its format; a file named itself must be of a known
+    format, one found in a folder or an archive is skipped when of none."""
+    files, unknown = [], []
     for path in paths:
         if not path.exists():
             raise ParseError(str(path), "no such file or folder")
         for source in streams.iter_inputs(path):
-            kind = options.format or detect_format(source)
+            try:
+                kind = options.format or detect_format(source)
+            except UnknownFormat as error:
+                if source.path == path and source.member is None:
+                    raise
+                unknown.append(error)
+                continue
             files.append(InputFile(source, kind, source.path.stat().st_size))
     if not files:
-        raise ParseError(", ".join(str(p) for p in paths), "no files to import")
-    return sorted(files, key=lambda f: (IMPORT_FORMATS.index(f.format), f.source.name))
+        skipped = (
+            f" ({len(unknown)} of no known format, such as {unknown[0].path})" if unknown else ""
+        )
+        raise ParseError(", ".join(str(p) for p in paths), f"no files to import{skipped}")
+    files.sort(key=lambda f: (IMPORT_FORMATS.index(f.format), f.source.name))
+    return ImportPlan(files, unknown)
 
 
 class _ReadObserver:
@@ -110,7 +140,8 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
     observer = _ReadObserver()
     try:
         with streams.open_input(item.source, digest=observer) as stream:
-            records = STREAM_PARSERS[item.format](stream, item.source.name)
+            parse = STREAM_PARSERS[item.format]
+            records = limits.checked(parse(_content(stream, item), item.source.name), item.name)
             for batch in chunks(records, BATCH_SIZE):
                 yield ParsedBatch(batch, observer.take_unreported())
             # Whatever the parser did not read still counts in the checksum.
@@ -166,10 +197,11 @@ def run_import(
     paths: Iterable[Path],
     options: ImportOptions = ImportOptions(),
     progress: Progress | None = None,
-    files: list[InputFile] | None = None,
+    planned: ImportPlan | None = None,
 ) -> Summary:
     """Import ``paths`` in one transaction; raise ParseError (nothing written) on bad input."""
-    files = files if files is not None else plan(paths, options)
+    planned = planned if planned is not None else plan(paths, options)
+    files = planned.files
     streamed = [item for item in files if item.format in STREAM_PARSERS]
     records_loaded = 0
 
@@ -184,6 +216,7 @@ def run_import(
             changelog.begin_bulk_load(connection)
         with _parsed_streams([item for item in streamed if item not in skipped]) as parsed:
             loader = Loader(connection)
+            loader.replace_names = options.replace_name
             for item in files:
                 if item in skipped:
                     loader.summary.counts["files skipped"] += 1
@@ -191,6 +224,7 @@ def run_import(
                     continue
                 records_loaded += _load_file(item, loader, parsed, options, report)
             summary = loader.finish()
+            summary.unknown_files = [str(error) for error in planned.unknown]
         if loading:
             changelog.end_bulk_load(connection, summary.changed)
     if summary.changed:
@@ -240,12 +274,22 @@ def _load_file(
             loaded += len(message.records)
     observer = _ReadObserver()
     with streams.open_input(item.source, digest=observer) as stream:
-        data = stream.read()
-    records = list(_small_file_records(item, data, options, loader))
+        data = _content(stream, item).read()
+    records = list(limits.checked(_small_file_records(item, data, options, loader), item.name))
     loader.load(records)
     loader.end_source(observer.sha256.hexdigest())
     report(item.size)
     return len(records)
+
+
+TEXT_FORMATS = frozenset({CATALOG, SEED_PAGE, COMPREHENSIVE_RULES})
+
+
+def _content(stream: BinaryIO, item: InputFile) -> BinaryIO:
+    """A text format's content is read through the line limit; JSON may be one line."""
+    if item.format in TEXT_FORMATS:
+        return limits.line_limited(stream, item.name)
+    return stream
 
 
 STREAM_PARSERS: dict[str, Callable[[BinaryIO, str], Iterator[Record]]] = {

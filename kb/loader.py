@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 
 from kb import db
 from kb.locales import canonical_locale
+from kb.official_names import name_a_page_keeps
 from kb.records import (
     CardNameRecord,
     CardRecord,
@@ -121,6 +122,8 @@ class Summary:
     counts: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     other_locales: Counter[str] = field(default_factory=Counter)
+    unknown_files: list[str] = field(default_factory=list)
+    """Files in folders that are of no known format, each with why: skipped."""
 
     CHANGES = (
         "cards new",
@@ -147,7 +150,9 @@ class Summary:
             f"cards: {c['cards new']} new, {c['cards updated']} updated, "
             f"{c['cards unchanged']} unchanged",
             f"names: {c['names new']} new, {c['names changed']} changed, "
-            f"{c['names unchanged']} unchanged" + _as_edited(c["names as edited"]),
+            f"{c['names unchanged']} unchanged"
+            + _as_edited(c["names as edited"])
+            + _kept_official(c["names kept official"]),
             f"rulings: {c['rulings new']} new, {c['rulings reused']} reused, "
             f"{c['rulings improved']} improved (damaged copies mended)"
             + _as_edited(c["rulings as edited"]),
@@ -160,6 +165,9 @@ class Summary:
             lines.append(
                 f"files: {c['files skipped']} skipped (imported before: same checksum; --force)"
             )
+        if self.unknown_files:
+            lines.append(f"files: {len(self.unknown_files)} of no known format skipped")
+            lines.extend(f"  {unknown}" for unknown in self.unknown_files if verbose)
         if self.other_locales:
             counted = ", ".join(f"{k} {v}" for k, v in sorted(self.other_locales.items()))
             lines.append(f"names in languages outside the 11 (not stored): {counted}")
@@ -170,6 +178,12 @@ class Summary:
         if not self.changed:
             lines.append("nothing changed: the store already held all of it")
         return lines
+
+
+def _kept_official(count: int) -> str:
+    if not count:
+        return ""
+    return f", {count} kept from an official source (use --replace-name)"
 
 
 def _as_edited(count: int) -> str:
@@ -193,6 +207,8 @@ class Loader:
         self.connection = connection
         self.now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
         self.summary = Summary()
+        self.replace_names = False
+        """``--replace-name``: a page's title replaces even an official name."""
         self.path = ""
         self._mechanics = {
             row.slug: _Mechanic(row.id, row.slug, row.kind, row.rule, row.pattern)
@@ -560,7 +576,11 @@ class Loader:
                 if name == ref.localized_name and (ref.locale is None or locale == ref.locale)
             }
         if named is not None:
-            if ref.locale is not None and named["id"] not in matches:
+            if (
+                ref.locale is not None
+                and named["id"] not in matches
+                and not self._keeps_official_name(named["id"], ref)
+            ):
                 self._upsert_names(
                     card_names,
                     "card_id",
@@ -577,6 +597,23 @@ class Loader:
                 self.path, f"{ref.localized_name!r} names {len(matches)} cards: use --card", 1
             )
         raise ParseError(self.path, self._unknown_name_reason(ref), 1)
+
+    def _keeps_official_name(self, card_id: int, ref: CardRef) -> bool:
+        """Whether the card's name is official, so a page's title may not replace it (see
+        kb.official_names); counted and told when so."""
+        assert ref.locale is not None
+        if self.replace_names:
+            return False
+        kept = name_a_page_keeps(self.connection, card_id, ref.locale)
+        if kept is None:
+            return False
+        self.summary.counts["names kept official"] += 1
+        self._warn(
+            1,
+            f"kept {kept.name!r} ({ref.locale}, from {kept.source}) over the title "
+            f"{ref.localized_name!r} (--replace-name replaces it)",
+        )
+        return True
 
     def _unknown_name_reason(self, ref: CardRef) -> str:
         assert ref.localized_name is not None

@@ -42,6 +42,8 @@ class CardRecord:
     faces: tuple[str, ...] = ()
     """Face names in printed order for cards of several faces (``Fire``, ``Ice``)."""
     line: int | None = None
+    where: str | None = field(default=None, compare=False)
+    """Where a source without lines (JSON, TOML) has the record: ``item 17``, ``cards[3]``."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class CardNameRecord:
     """A canonical locale code, or the source's own spelling when it is not one of the 11."""
     name: str
     line: int | None = None
+    where: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class RulingRecord:
     origin: str | None = None
     """Who wrote the ruling where the source says so: ``wotc`` or ``scryfall``."""
     line: int | None = None
+    where: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ class MechanicRecord:
     pattern: str | None = None
     """A regular expression that tags a ruling (and a card's Oracle text) with the mechanic."""
     line: int | None = None
+    where: str | None = field(default=None, compare=False)
 
 
 Record = CardRecord | CardNameRecord | RulingRecord | MechanicRecord

@@ -192,7 +192,11 @@ def test_export_writes_the_file_whole(workdir: Path) -> None:
     runner.invoke(cli, ["import", "data"])
     result = runner.invoke(cli, ["export", "--format", "csv", "--out", "links.csv"])
     assert result.exit_code == 0
-    assert result.output == "2 cards written to links.csv\n"
+    assert result.output == "33 rows written to links.csv\n"
+    result = runner.invoke(cli, ["export", "--format", "scryfall-rulings", "--out", "r.json"])
+    assert result.output == "33 rulings written to r.json\n"
+    result = runner.invoke(cli, ["export", "--format", "mtgjson", "--out", "kb.json"])
+    assert result.output == "2 cards written to kb.json\n"
     assert (workdir / "links.csv").read_text(encoding="utf-8").count("\n") == 34
     assert not list(workdir.glob(".*.partial"))
 

@@ -106,9 +106,49 @@ def test_csv_export_has_one_row_per_link(engine: Engine) -> None:
     run_import(engine, [DATA])
     buffer = io.StringIO()
     with engine.connect() as connection:
-        assert export(connection, "csv", buffer) == 2
+        assert export(connection, "csv", buffer) == 33
     rows = list(csv.DictReader(io.StringIO(buffer.getvalue())))
     assert len(rows) == 33
     german = [row for row in rows if row["card"] == "Three Steps Ahead"]
     assert {row["published_on"] for row in german} == {"2024-04-12"}
     assert sum("spree" in row["mechanics"].split() for row in rows) == 24
+
+
+DEREVI_ORACLE_ID = "afa49a09-146f-4439-850e-dd1938c93cef"
+
+
+def test_every_scryfall_ruling_has_its_source(engine: Engine, tmp_path: Path) -> None:
+    """Scryfall's own objects keep theirs; the pages' and MTGJSON's rulings are Wizards'."""
+    derevi = tmp_path / "derevi.toml"
+    derevi.write_text(
+        f'[[cards]]\nname = "Derevi, Empyrial Tactician"\noracle_id = "{DEREVI_ORACLE_ID}"\n',
+        encoding="utf-8",
+    )
+    excerpt = realdata("mtgjson_OTJ_excerpt.json")
+    run_import(engine, [DATA, derevi, realdata("scryfall_rulings_list_derevi.json"), excerpt])
+    buffer = io.StringIO()
+    with engine.connect() as connection:
+        written = export(connection, "scryfall-rulings", buffer)
+    rulings = json.loads(buffer.getvalue())
+    assert written == len(rulings)
+    assert all(
+        list(ruling) == ["object", "oracle_id", "source", "published_at", "comment"]
+        for ruling in rulings
+    )
+    sources = [r["source"] for r in rulings if r["oracle_id"] == DEREVI_ORACLE_ID]
+    assert sources == ["scryfall", "wotc", "wotc"]
+    assert {r["source"] for r in rulings if r["oracle_id"] != DEREVI_ORACLE_ID} == {"wotc"}
+
+
+def test_each_format_counts_what_it_wrote(engine: Engine, tmp_path: Path) -> None:
+    lonely = tmp_path / "lonely.toml"  # a card with an oracle_id and no ruling
+    lonely.write_text('[[cards]]\nname = "Lonely"\noracle_id = "0000"\n', encoding="utf-8")
+    run_import(engine, [DATA, lonely])
+    written = {}
+    for format in ("mtgjson", "scryfall-rulings", "csv"):
+        buffer = io.StringIO()
+        with engine.connect() as connection:
+            written[format] = (export(connection, format, buffer), buffer.getvalue())
+    assert written["mtgjson"][0] == len(json.loads(written["mtgjson"][1])["data"]) == 3
+    assert written["scryfall-rulings"][0] == len(json.loads(written["scryfall-rulings"][1])) == 33
+    assert written["csv"][0] == len(list(csv.DictReader(io.StringIO(written["csv"][1])))) == 33

@@ -161,7 +161,7 @@ BAD_PAGES = {
     ),
     "bad-date": (
         "Drei Schritte voraus\n\n• 32.13.2024Text.\n".encode(),
-        "3: '32.13.2024Text.' does not start with a date in de format",
+        "3: '32.13.2024' is not a valid date",
     ),
     "no-date": (
         "Drei Schritte voraus\n\n• Text without a date.\n".encode(),

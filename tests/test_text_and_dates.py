@@ -10,6 +10,7 @@ from babel.dates import format_date, get_date_format, parse_pattern
 
 from kb.importers.seed_pages import parse_page
 from kb.locales import BY_CODE, LOCALE_CODES, canonical_locale
+from kb.records import ParseError
 from kb.site.render import CldrDates, medium_date
 from kb.text import better_text, normalize, ruling_keys, text_key
 
@@ -40,6 +41,27 @@ def test_dated_pages_parse_in_every_locale_format(locale: str, width: str) -> No
     (record,) = parse_page(page.encode(), "page.txt", locale=locale)
     assert record.published_on == day
     assert record.text == "You can't choose the same mode more than once."
+
+
+@pytest.mark.parametrize("locale", LOCALE_CODES)
+@pytest.mark.parametrize("width", ["short", "medium", "long"])
+def test_a_day_that_does_not_exist_is_not_a_valid_date(locale: str, width: str) -> None:
+    babel = BY_CODE[locale].babel
+    valid = format_date(dt.date(2024, 4, 12), width, locale=babel)
+    # 28 February in the locale's format, made the 31st (28 stands nowhere else in the date).
+    shown = format_date(dt.date(2024, 2, 28), width, locale=babel)
+    assert shown.count("28") == 1
+    invalid = shown.replace("28", "31")
+    page = f"Title\n\n• {valid}A ruling.\n• {invalid}You can't choose the same mode.\n"
+    with pytest.raises(ParseError) as raised:
+        list(parse_page(page.encode(), "page.txt", locale=locale))
+    assert str(raised.value) == f"page.txt:4: {invalid!r} is not a valid date"
+
+
+def test_a_month_that_does_not_exist_is_not_a_valid_date() -> None:
+    page = "Drei Schritte voraus\n\n• 12.13.2024Text.\n".encode()
+    with pytest.raises(ParseError, match=r"^page.txt:3: '12.13.2024' is not a valid date$"):
+        list(parse_page(page, "page.txt", locale="de"))
 
 
 @pytest.mark.parametrize(

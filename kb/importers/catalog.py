@@ -28,6 +28,7 @@ def parse(data: bytes, path: str) -> Iterator[Record]:
             rule=_text(entry, "rule", where, path, required=False),
             names=names,
             pattern=_text(entry, "pattern", where, path, required=False),
+            where=where,
         )
     for index, entry in enumerate(_tables(document, "cards", path)):
         where = f"cards[{index}]"
@@ -43,10 +44,11 @@ def parse(data: bytes, path: str) -> Iterator[Record]:
             type_line=_text(entry, "type_line", where, path, required=False),
             oracle_text=_text(entry, "oracle_text", where, path, required=False),
             keywords=tuple(keywords),
+            where=where,
         )
         card = CardRef(oracle_id=oracle_id, name=name)
         for locale, localized in _names(entry, where, path).items():
-            yield CardNameRecord(card=card, locale=locale, name=localized)
+            yield CardNameRecord(card, locale, localized, where=f"{where}.names.{locale}")
 
 
 def _tables(document: dict[str, Any], key: str, path: str) -> list[dict[str, Any]]:

@@ -184,6 +184,7 @@ class _OracleCards:
             keywords=tuple(dict.fromkeys(keyword for face in keywords for keyword in face)),
             layout=optional_str(first, "layout", where, self._path),
             faces=face_names,
+            where=where,
         )
         yield from self._names_and_rulings(key, CardRef(oracle_id, name), group)
 
@@ -196,18 +197,18 @@ class _OracleCards:
                 locale = canonical_locale(language) or language
                 if (key, locale) not in self._yielded_names:
                     self._yielded_names.add((key, locale))
-                    yield CardNameRecord(card, locale, self._foreign_name(face, entry, where))
+                    name = self._foreign_name(face, entry, where)
+                    yield CardNameRecord(card, locale, name, where=f"{where} foreignData")
             for position, ruling in enumerate(object_list(face, "rulings", where, self._path)):
-                text = required_str(ruling, "text", f"{where} ruling {position + 1}", self._path)
+                at = f"{where} ruling {position + 1}"
+                text = required_str(ruling, "text", at, self._path)
                 if not text.strip():
                     continue  # A few promo printings carry an empty ruling: nothing to record.
                 text_key = (key, hashlib.blake2b(text.encode(), digest_size=16).digest())
                 if text_key not in self._yielded_rulings:
                     self._yielded_rulings.add(text_key)
-                    published_on = optional_iso_date(
-                        ruling, "date", f"{where} ruling {position + 1}", self._path
-                    )
-                    yield RulingRecord(card, text, published_on=published_on, position=position)
+                    published_on = optional_iso_date(ruling, "date", at, self._path)
+                    yield RulingRecord(card, text, published_on, position, where=at)
 
     def _foreign_name(self, face: Face, entry: Face, where: str) -> str:
         """A card's name in a language: MTGJSON already joins a multi-face card's foreign face

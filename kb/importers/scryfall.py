@@ -53,6 +53,7 @@ def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
                 published_on=optional_iso_date(item, "published_at", where, path),
                 position=positions[oracle_id],
                 origin=optional_str(item, "source", where, path),
+                where=where,
             )
             positions[oracle_id] += 1
 
@@ -84,6 +85,7 @@ def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardRecord | CardNameRe
                     card=CardRef(oracle_id=oracle_id, name=english_name),
                     locale=canonical_locale(lang) or lang,
                     name=printed_name,
+                    where=where,
                 )
 
 
@@ -117,6 +119,7 @@ def _card_record(
         keywords=str_list(item, "keywords", where, path),
         layout=optional_str(item, "layout", where, path),
         faces=tuple(required_str(face, "name", where, path) for face in faces),
+        where=where,
     )
 
 

@@ -16,6 +16,7 @@ from functools import cache
 from babel import Locale as BabelLocale
 from babel.dates import get_date_format
 
+from kb.importers.limits import MAX_NAME_CHARS
 from kb.locales import BY_CODE, LOCALE_CODES
 from kb.records import CardRef, ParseError, RulingRecord
 from kb.text import normalize
@@ -76,6 +77,36 @@ def decode(data: bytes, path: str) -> str:
         raise ParseError(path, f"not valid UTF-8 (byte 0x{data[error.start]:02x})", line) from None
 
 
+# Lines that mark a text as some other document (markdown above all: a README beside the
+# sources): a heading, a fenced block, a table row, a list item. No ruling starts so.
+_NOT_A_RULING = re.compile(r"#|```|\||[-*+] ")
+
+
+def not_a_page(text: str) -> tuple[int, str] | None:
+    """Why ``text`` (a page's head, decoded) is no rulings page, with the line; None if it is one.
+
+    A page is a title (a card's name: one short line, not markup) and, under it, rulings: dated
+    bullets or paragraphs. A title with no rulings under it is still a page, whose error the
+    parser tells.
+    """
+    lines = text.splitlines()
+    title = lines[0].strip() if lines else ""
+    if not title:
+        return 1, "no title: the first line must be the card's name"
+    if title.startswith("<") or _NOT_A_RULING.match(title):  # HTML, XML, or as any line
+        return 1, f"{_start(title)} is markup, not a card's name: not a rulings page"
+    if len(title) > MAX_NAME_CHARS:
+        return 1, f"a first line of {len(title):,} characters is no card's name: not a rulings page"
+    for number, line in enumerate(lines[1:], start=2):
+        if _NOT_A_RULING.match(line.lstrip()):
+            return number, f"{_start(line.strip())} is markup, not a ruling: not a rulings page"
+    return None
+
+
+def _start(line: str) -> str:
+    return repr(line if len(line) <= 30 else line[:29] + "…")
+
+
 def footer_locale(text: str) -> str | None:
     return _FOOTER_LOCALE.get(normalize(text).casefold())
 
@@ -134,7 +165,9 @@ def _split_date(paragraph: Paragraph, locale: str, path: str) -> tuple[dt.date, 
         try:
             return _date_from(match, locale), body[match.end() :].strip()
         except ValueError:
-            break
+            # Written in the locale's format, but no such day (31.02.2024, month 13).
+            shown = match.group(0).strip()
+            raise ParseError(path, f"{shown!r} is not a valid date", paragraph.line) from None
     shown = body[:24].split(" ")[0]
     raise ParseError(
         path, f"{shown!r} does not start with a date in {locale} format", paragraph.line
