@@ -1,0 +1,239 @@
+"""The PostgreSQL server stopped and started again under ``kb build --watch`` and between
+edits, on a private PostgreSQL 15 that each test starts in a folder of its own (the shared
+server on port 5432 is never touched): one clear error line, nothing lost, and the watcher
+carries on once the server is back."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import pytest
+from realdata import DATA
+from sqlalchemy import text
+
+from kb import migrate
+from kb.engine import make_engine
+from kb.importing import run_import
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+KB = Path(sys.executable).with_name("kb")
+SPREE_MODES = "You can’t choose the same mode more than once."
+
+
+class PrivateServer:
+    """A PostgreSQL 15 cluster in a folder of its own, on a free port of 127.0.0.1, run as the
+    ``postgres`` user when the tests run as root (PostgreSQL refuses to run as root)."""
+
+    def __init__(self, folder: Path, as_user: list[str]) -> None:
+        self.folder, self.as_user = folder, as_user
+        self.data = folder / "data"
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self._pg("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        self.start()
+        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/kb"
+        admin = make_engine(
+            f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres",
+            isolation_level="AUTOCOMMIT",
+        )
+        with admin.connect() as connection:
+            connection.execute(text("CREATE DATABASE kb"))
+        admin.dispose()
+
+    def _pg(self, tool: str, *args: str) -> None:
+        done = subprocess.run(
+            [*self.as_user, str(PG_BIN / tool), *args], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1"
+        log = str(self.folder / "server.log")
+        self._pg("pg_ctl", "-D", str(self.data), "-l", log, "-o", options, "-w", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self._pg("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def running(self) -> bool:
+        return (self.data / "postmaster.pid").exists()
+
+
+def _as_postgres() -> list[str]:
+    """The command prefix that runs the server's tools as a user PostgreSQL accepts; skips the
+    test where there is none."""
+    if os.geteuid() != 0:
+        return []
+    try:
+        pwd.getpwnam("postgres")
+    except KeyError:
+        pytest.skip("running as root and there is no postgres user to run PostgreSQL as")
+    if shutil.which("runuser") is None:
+        pytest.skip("running as root and runuser is absent: cannot run PostgreSQL as postgres")
+    if subprocess.run(["runuser", "-u", "postgres", "--", "true"]).returncode != 0:
+        pytest.skip("running as root and cannot switch to the postgres user")
+    return ["runuser", "-u", "postgres", "--"]
+
+
+@pytest.fixture
+def server() -> Iterator[PrivateServer]:
+    if not (PG_BIN / "initdb").is_file():
+        pytest.skip(f"{PG_BIN}/initdb is absent: PostgreSQL 15's server is not installed")
+    as_user = _as_postgres()
+    # In /tmp, not in pytest's folder for the test (private to root): the postgres user
+    # writes it.
+    folder = Path(tempfile.mkdtemp(prefix="kb-faults-pg-"))
+    if as_user:
+        entry = pwd.getpwnam("postgres")
+        os.chown(folder, entry.pw_uid, entry.pw_gid)
+    server = None
+    try:
+        server = PrivateServer(folder, as_user)
+        engine = make_engine(server.url)
+        migrate.upgrade(engine)
+        run_import(engine, [DATA])
+        engine.dispose()
+        yield server
+    finally:
+        if server is not None and server.running():
+            server.stop("immediate")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _kb(server: PrivateServer, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(KB), "--db", server.url, *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def _spree_ruling(server: PrivateServer) -> int:
+    engine = make_engine(server.url)
+    with engine.connect() as connection:
+        ruling_id: int = connection.execute(
+            text("SELECT id FROM rulings WHERE text = :text"), {"text": SPREE_MODES}
+        ).scalar_one()
+    engine.dispose()
+    return ruling_id
+
+
+def _edit(server: PrivateServer, ruling_id: int, new_text: str) -> subprocess.CompletedProcess[str]:
+    return _kb(server, "edit", "ruling-text", str(ruling_id), new_text, "--editor", "faults")
+
+
+def _ruling_and_revisions(server: PrivateServer, ruling_id: int) -> tuple[str, int]:
+    engine = make_engine(server.url)
+    with engine.connect() as connection:
+        found = connection.execute(
+            text("SELECT text FROM rulings WHERE id = :id"), {"id": ruling_id}
+        ).scalar_one()
+        revisions = connection.execute(text("SELECT COUNT(*) FROM revisions")).scalar_one()
+    engine.dispose()
+    return found, revisions
+
+
+def _one_error_line(stderr: str) -> str:
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("kb: error: database: "), stderr
+    return lines[0]
+
+
+def test_edits_while_the_server_is_down_and_after_it_restarts(server: PrivateServer) -> None:
+    ruling_id = _spree_ruling(server)
+    server.stop()
+    down = _edit(server, ruling_id, "Edited while the server was down.")
+    assert down.returncode == 1
+    assert "Connection refused" in _one_error_line(down.stderr)
+    assert down.stdout == ""
+    server.start()
+    assert _ruling_and_revisions(server, ruling_id) == (SPREE_MODES, 0)
+    back = _edit(server, ruling_id, "Edited once the server was back.")
+    assert back.returncode == 0, back.stderr
+    assert back.stdout.startswith("revision ")
+    # A crash (no shutdown checkpoint): a committed edit is in the server's log all the same.
+    server.stop("immediate")
+    server.start()
+    assert _ruling_and_revisions(server, ruling_id) == ("Edited once the server was back.", 1)
+    again = _edit(server, ruling_id, "Edited after the crash.")
+    assert again.returncode == 0, again.stderr
+    assert _ruling_and_revisions(server, ruling_id) == ("Edited after the crash.", 2)
+
+
+def _lines(stream: IO[str], into: queue.Queue[str]) -> None:
+    for line in stream:
+        into.put(line)
+
+
+def _next_line(lines: queue.Queue[str], timeout: float = 120) -> str:
+    return lines.get(timeout=timeout)
+
+
+@pytest.mark.parametrize("restart", ["fast", "immediate"])
+def test_build_watch_carries_on_once_the_server_is_back(
+    server: PrivateServer, tmp_path: Path, restart: str
+) -> None:
+    ruling_id = _spree_ruling(server)
+    out = tmp_path / "site"
+    command = [str(KB), "--db", server.url, "build", "--watch", "--interval", "0.05"]
+    watcher = subprocess.Popen(
+        [*command, "--out", str(out), "--jobs", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert watcher.stdout is not None and watcher.stderr is not None
+        stdout: queue.Queue[str] = queue.Queue()
+        stderr: queue.Queue[str] = queue.Queue()
+        for stream, into in ((watcher.stdout, stdout), (watcher.stderr, stderr)):
+            threading.Thread(target=_lines, args=(stream, into), daemon=True).start()
+        assert " pages in " in _next_line(stdout)
+        assert _next_line(stdout) == "watching the store for changes (Ctrl-C stops)\n"
+        page = out / "de/cards/three-steps-ahead.html"
+        before = page.read_bytes()
+        server.stop(restart)
+        error = _next_line(stderr, timeout=60)  # the watcher saw the server go
+        time.sleep(1)  # some twenty looks at a server that is not there
+        server.start()
+        edited = _edit(server, ruling_id, "Edited once the server was back.")
+        assert edited.returncode == 0, edited.stderr
+        rebuilt = _next_line(stdout)
+        assert " written" in rebuilt, rebuilt
+        assert "Edited once the server was back." in page.read_text()
+        assert page.read_bytes() != before
+        watcher.send_signal(signal.SIGTERM)
+        assert watcher.wait(timeout=60) == 0
+        assert _next_line(stdout, timeout=10) == "stopped\n"
+        time.sleep(0.2)  # the reader threads reach the end of the streams
+        told = [error, *iter_queue(stderr)]
+        assert len(told) == 1, told
+        assert told[0].startswith("kb: error: database: "), told
+        assert told[0].endswith("; building again once it can be reached\n"), told
+        assert stdout.empty()
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
+
+
+def iter_queue(lines: queue.Queue[str]) -> Iterator[str]:
+    while True:
+        try:
+            yield lines.get_nowait()
+        except queue.Empty:
+            return
