@@ -28,7 +28,7 @@ from kb import migrate
 from kb.engine import make_engine
 from kb.importing import run_import
 
-pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+pytestmark = pytest.mark.slow
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 KB = Path(sys.executable).with_name("kb")
@@ -183,52 +183,104 @@ def _next_line(lines: queue.Queue[str], timeout: float = 120) -> str:
     return lines.get(timeout=timeout)
 
 
+class _Watcher:
+    """``kb build --watch`` on the server's store, its output lines in queues."""
+
+    def __init__(self, server: PrivateServer, out: Path) -> None:
+        command = [str(KB), "--db", server.url, "build", "--watch", "--interval", "0.05"]
+        self.process = subprocess.Popen(
+            [*command, "--out", str(out), "--jobs", "1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None and self.process.stderr is not None
+        self.stdout: queue.Queue[str] = queue.Queue()
+        self.stderr: queue.Queue[str] = queue.Queue()
+        for stream, into in (
+            (self.process.stdout, self.stdout),
+            (self.process.stderr, self.stderr),
+        ):
+            threading.Thread(target=_lines, args=(stream, into), daemon=True).start()
+        assert " pages in " in _next_line(self.stdout)
+        assert _next_line(self.stdout) == "watching the store for changes (Ctrl-C stops)\n"
+
+    def stop(self) -> list[str]:
+        """Stop it as a service manager does; what it told on stderr."""
+        self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait(timeout=60) == 0
+        assert _next_line(self.stdout, timeout=10) == "stopped\n"
+        time.sleep(0.2)  # the reader threads reach the end of the streams
+        assert self.stdout.empty()
+        return list(iter_queue(self.stderr))
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def _the_outage(told: list[str]) -> None:
+    assert len(told) == 1, told
+    assert told[0].startswith("kb: error: database: "), told
+    assert told[0].endswith("; building again once it can be reached\n"), told
+
+
+@pytest.fixture
+def watcher(server: PrivateServer, tmp_path: Path) -> Iterator[_Watcher]:
+    watcher = _Watcher(server, tmp_path / "site")
+    yield watcher
+    watcher.kill()
+
+
 @pytest.mark.parametrize("restart", ["fast", "immediate"])
 def test_build_watch_carries_on_once_the_server_is_back(
-    server: PrivateServer, tmp_path: Path, restart: str
+    server: PrivateServer, watcher: _Watcher, tmp_path: Path, restart: str
 ) -> None:
     ruling_id = _spree_ruling(server)
     out = tmp_path / "site"
-    command = [str(KB), "--db", server.url, "build", "--watch", "--interval", "0.05"]
-    watcher = subprocess.Popen(
-        [*command, "--out", str(out), "--jobs", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert watcher.stdout is not None and watcher.stderr is not None
-        stdout: queue.Queue[str] = queue.Queue()
-        stderr: queue.Queue[str] = queue.Queue()
-        for stream, into in ((watcher.stdout, stdout), (watcher.stderr, stderr)):
-            threading.Thread(target=_lines, args=(stream, into), daemon=True).start()
-        assert " pages in " in _next_line(stdout)
-        assert _next_line(stdout) == "watching the store for changes (Ctrl-C stops)\n"
-        page = out / "de/cards/three-steps-ahead.html"
-        before = page.read_bytes()
-        server.stop(restart)
-        error = _next_line(stderr, timeout=60)  # the watcher saw the server go
-        time.sleep(1)  # some twenty looks at a server that is not there
-        server.start()
-        edited = _edit(server, ruling_id, "Edited once the server was back.")
-        assert edited.returncode == 0, edited.stderr
-        rebuilt = _next_line(stdout)
-        assert " written" in rebuilt, rebuilt
-        assert "Edited once the server was back." in page.read_text()
-        assert page.read_bytes() != before
-        watcher.send_signal(signal.SIGTERM)
-        assert watcher.wait(timeout=60) == 0
-        assert _next_line(stdout, timeout=10) == "stopped\n"
-        time.sleep(0.2)  # the reader threads reach the end of the streams
-        told = [error, *iter_queue(stderr)]
-        assert len(told) == 1, told
-        assert told[0].startswith("kb: error: database: "), told
-        assert told[0].endswith("; building again once it can be reached\n"), told
-        assert stdout.empty()
-    finally:
-        if watcher.poll() is None:
-            watcher.kill()
-            watcher.wait()
+    page = out / "de/cards/three-steps-ahead.html"
+    before = page.read_bytes()
+    server.stop(restart)
+    error = _next_line(watcher.stderr, timeout=60)  # the watcher saw the server go
+    time.sleep(1)  # some twenty looks at a server that is not there
+    server.start()
+    edited = _edit(server, ruling_id, "Edited once the server was back.")
+    assert edited.returncode == 0, edited.stderr
+    rebuilt = _next_line(watcher.stdout)
+    assert " written" in rebuilt, rebuilt
+    assert "Edited once the server was back." in page.read_text()
+    assert page.read_bytes() != before
+    _the_outage([error, *watcher.stop()])
+
+
+def test_a_build_the_outage_broke_is_done_once_the_server_is_back(
+    server: PrivateServer, watcher: _Watcher, tmp_path: Path
+) -> None:
+    """The server goes while the watcher builds after an edit: once it is back, the watcher
+    builds the edit without waiting for another write."""
+    ruling_id = _spree_ruling(server)
+    page = tmp_path / "site/de/cards/three-steps-ahead.html"
+    engine = make_engine(server.url)
+    locker = engine.connect()
+    # The watcher's build reads the cards' names; the edit does not: the build waits here.
+    locker.execute(text("LOCK TABLE card_names IN ACCESS EXCLUSIVE MODE"))
+    edited = _edit(server, ruling_id, "Edited before the server went.")
+    assert edited.returncode == 0, edited.stderr
+    waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+    deadline = time.monotonic() + 60
+    while locker.execute(text(waiting)).scalar_one() == 0:
+        assert time.monotonic() < deadline, "the watcher did not start its build"
+        time.sleep(0.05)
+    server.stop()  # the build fails: its connection is terminated
+    locker.invalidate()
+    engine.dispose()
+    error = _next_line(watcher.stderr, timeout=60)
+    assert "Edited before" not in page.read_text()
+    server.start()
+    assert " written" in _next_line(watcher.stdout)  # with no write since
+    assert "Edited before the server went." in page.read_text()
+    _the_outage([error, *watcher.stop()])
 
 
 def iter_queue(lines: queue.Queue[str]) -> Iterator[str]:
