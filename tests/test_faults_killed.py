@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.slow
 
 KB = Path(sys.executable).with_name("kb")
-CARDS = 250
-"""Synthetic cards imported on top of the demo data: some 5,500 names and 6,000 pages."""
+CARDS = 150
+"""Synthetic cards imported on top of the demo data: 1,650 names and some 1,750 pages."""
 KILLS = 2
 """Random kills per command and engine, spread over the command's run time."""
 VOLATILE = {"imported_at", "made_at", "nonce", "transaction_id"}

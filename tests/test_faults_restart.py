@@ -47,13 +47,15 @@ class PrivateServer:
             self.port = probe.getsockname()[1]
         self._pg("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
         self.start()
-        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/kb"
-        admin = make_engine(
-            f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres",
-            isolation_level="AUTOCOMMIT",
-        )
+        self.url = self.url_of("postgres")
+
+    def url_of(self, database: str) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def execute(self, statement: str) -> None:
+        admin = make_engine(self.url_of("postgres"), isolation_level="AUTOCOMMIT")
         with admin.connect() as connection:
-            connection.execute(text("CREATE DATABASE kb"))
+            connection.execute(text(statement))
         admin.dispose()
 
     def _pg(self, tool: str, *args: str) -> None:
@@ -90,8 +92,9 @@ def _as_postgres() -> list[str]:
     return ["runuser", "-u", "postgres", "--"]
 
 
-@pytest.fixture
-def server() -> Iterator[PrivateServer]:
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[PrivateServer]:
+    """The module's server, with a database ``demo`` of the demo data (each test's template)."""
     if not (PG_BIN / "initdb").is_file():
         pytest.skip(f"{PG_BIN}/initdb is absent: PostgreSQL 15's server is not installed")
     as_user = _as_postgres()
@@ -104,7 +107,8 @@ def server() -> Iterator[PrivateServer]:
     server = None
     try:
         server = PrivateServer(folder, as_user)
-        engine = make_engine(server.url)
+        server.execute("CREATE DATABASE demo")
+        engine = make_engine(server.url_of("demo"))
         migrate.upgrade(engine)
         run_import(engine, [DATA])
         engine.dispose()
@@ -113,6 +117,19 @@ def server() -> Iterator[PrivateServer]:
         if server is not None and server.running():
             server.stop("immediate")
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def server(cluster: PrivateServer) -> Iterator[PrivateServer]:
+    """The server, running, its ``url`` a new copy of the demo store."""
+    if not cluster.running():
+        cluster.start()
+    cluster.execute("CREATE DATABASE kb TEMPLATE demo")
+    cluster.url = cluster.url_of("kb")
+    yield cluster
+    if not cluster.running():
+        cluster.start()
+    cluster.execute("DROP DATABASE kb WITH (FORCE)")
 
 
 def _kb(server: PrivateServer, *args: str) -> subprocess.CompletedProcess[str]:
