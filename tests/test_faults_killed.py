@@ -330,6 +330,8 @@ def _killed_builds(
 
 
 def _mix(found: dict[str, str], builds: Builds) -> str:
+    if not found:
+        return "no site at all"
     return (
         f"{len(found.items() - builds.old.items())} files not the old site's, "
         f"{len(found.items() - builds.new.items())} not the new one's"

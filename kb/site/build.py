@@ -49,6 +49,7 @@ from kb.site.data import (
     localized_cards,
     update_index,
 )
+from kb.site.exchange import exchange
 from kb.site.render import (
     ROBOTS,
     ROOT_PAGES,
@@ -1197,6 +1198,9 @@ def _swap_in(staging: Path, out: Path) -> None:
     staging.chmod(0o755)
     if not out.exists():
         staging.rename(out)
+        return
+    if exchange(staging, out):  # killed at any moment, the old site or the new one is there
+        shutil.rmtree(staging)
         return
     retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
     retired.rmdir()
