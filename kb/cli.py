@@ -446,13 +446,14 @@ def _keep_watching(
 ) -> None:
     """kb build --watch, after its first build: a line per build until stopped."""
     from kb.site.build import CodeChanged
-    from kb.site.watch import watch
+    from kb.site.watch import unreachable, watch
 
     def rebuilt(result: BuildResult, seconds: float) -> None:
         app.echo(f"{time.strftime('%H:%M:%S')} {_built(result)} ({seconds:.2f} s)")
 
     def failed(error: Exception) -> None:
-        click.echo(f"kb: error: {_one_line(error, out)}", err=True)
+        waiting = "; building again once it can be reached" if unreachable(error) else ""
+        click.echo(f"kb: error: {_one_line(error, out)}{waiting}", err=True)
 
     # Stopped by Ctrl-C, or by SIGTERM as a service manager stops it (and as a shell's
     # background job must be, its SIGINT ignored): the manifest is written either way.

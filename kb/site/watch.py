@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from kb import changelog
 from kb.engine import sqlite_file
@@ -57,11 +57,26 @@ def watch(
                     kept.write_manifest(out)
                 told = ""
             except (SQLAlchemyError, OSError) as error:
-                if str(error) != told:
+                # A server going away fails with another message at each stage (connections
+                # terminated, refused, the server starting up): one outage, told once.
+                failure = UNREACHABLE if unreachable(error) else str(error)
+                if failure != told:
                     failed(error)
-                told = str(error)
+                told = failure
     finally:
         kept.write_manifest(out)
+
+
+UNREACHABLE = "the database server cannot be reached"
+
+
+def unreachable(error: BaseException) -> bool:
+    """Whether ``error`` says the database server cannot be reached: a connection it closed
+    (SQLAlchemy invalidates it), or one it refused or could not open yet (the error came from
+    connecting, not from a statement)."""
+    if not isinstance(error, DBAPIError):
+        return False
+    return error.connection_invalidated or error.statement is None
 
 
 RECHECK = 1.0
