@@ -20,7 +20,15 @@ from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, db
 from kb.formats import CATALOG, IMPORT_FORMATS
-from kb.importers import catalog, comprehensive_rules, mtgjson, scryfall, seed_pages, streams
+from kb.importers import (
+    catalog,
+    comprehensive_rules,
+    json_lines,
+    mtgjson,
+    scryfall,
+    seed_pages,
+    streams,
+)
 from kb.importers.streams import Input
 from kb.loader import BATCH_SIZE, Loader, Summary, chunks
 from kb.records import ParseError, Record
@@ -113,11 +121,14 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
             records = STREAM_PARSERS[item.format](stream, item.source.name)
             for batch in chunks(records, BATCH_SIZE):
                 yield ParsedBatch(batch, observer.take_unreported())
-            # Whatever the parser did not read still counts in the checksum.
-            while stream.read(1 << 20):
-                pass
+            # A parser reads its input to the end; content left unread would be a silent
+            # partial read, so it is an error rather than a success. (Whitespace still counts
+            # in the checksum.)
+            while block := stream.read(1 << 20):
+                if block.strip():
+                    raise ParseError(item.source.name, "content after the end of the data")
     except streams.InvalidJson as error:
-        raise streams.located(error, item.source) from error
+        raise json_lines.located(error, item.source) from error
     yield ParsedFile(observer.sha256.hexdigest(), observer.take_unreported())
 
 

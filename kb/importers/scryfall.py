@@ -1,9 +1,10 @@
 """Parsers for Scryfall's JSON: rulings and card objects, from bulk files or API responses.
 
-A bulk file is a JSON array of objects (tens of thousands of cards, about 60,000 rulings), an API
-response is one object or a ``{"object": "list", "data": [...]}`` page. Arrays are streamed item
-by item with ijson, so memory does not grow with the file. Items are numbered from 1 in error
-messages ("item 17: ...").
+A bulk file is JSON Lines, one object a line (Scryfall's only form since 2026-07-20), or a JSON
+array of objects (older downloads); an API response is one object or a ``{"object": "list",
+"data": [...]}`` page. JSON Lines are read a line at a time, arrays item by item with ijson, so
+memory does not grow with the file. Errors name a JSON Lines line by its number
+("cards.jsonl:48213: ..."), an array's items by their place from 1 ("item 17: ...").
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from kb.importers import json_lines
 from kb.importers.streams import (
+    at_line,
     json_items,
     json_object,
     object_list,
@@ -45,15 +48,18 @@ def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
     """
     positions: Counter[str] = Counter()
     with read_errors_as_parse_errors(path):
-        for where, item in _objects(stream, path, expected_kind="ruling"):
-            oracle_id = required_str(item, "oracle_id", where, path)
-            yield RulingRecord(
-                card=CardRef(oracle_id=oracle_id),
-                text=required_str(item, "comment", where, path),
-                published_on=optional_iso_date(item, "published_at", where, path),
-                position=positions[oracle_id],
-                origin=optional_str(item, "source", where, path),
-            )
+        for where, line, item in _objects(stream, path, expected_kind="ruling"):
+            with at_line(line):
+                oracle_id = required_str(item, "oracle_id", where, path)
+                ruling = RulingRecord(
+                    card=CardRef(oracle_id=oracle_id),
+                    text=required_str(item, "comment", where, path),
+                    published_on=optional_iso_date(item, "published_at", where, path),
+                    position=positions[oracle_id],
+                    origin=optional_str(item, "source", where, path),
+                    line=line,
+                )
+            yield ruling
             positions[oracle_id] += 1
 
 
@@ -68,23 +74,33 @@ def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardRecord | CardNameRe
     """
     cards_seen: set[str] = set()
     with read_errors_as_parse_errors(path):
-        for where, item in _objects(stream, path, expected_kind="card"):
-            faces = object_list(item, "card_faces", where, path)
-            oracle_id = _oracle_id(item, faces, where, path)
-            english_name = required_str(item, "name", where, path)
-            if oracle_id not in cards_seen:
-                cards_seen.add(oracle_id)
-                yield _card_record(item, faces, oracle_id, english_name, where, path)
-            lang = optional_str(item, "lang", where, path) or "en"
-            if lang == "en":
-                continue
-            printed_name = _printed_name(item, faces, where, path)
-            if printed_name is not None:
-                yield CardNameRecord(
-                    card=CardRef(oracle_id=oracle_id, name=english_name),
-                    locale=canonical_locale(lang) or lang,
-                    name=printed_name,
-                )
+        for where, line, item in _objects(stream, path, expected_kind="card"):
+            with at_line(line):
+                records = list(_card_records(item, cards_seen, where, path, line))
+            yield from records
+
+
+def _card_records(
+    item: dict[str, object], cards_seen: set[str], where: str, path: str, line: int | None
+) -> Iterator[CardRecord | CardNameRecord]:
+    """One card object's records: its Oracle card the first time, its printed name if any."""
+    faces = object_list(item, "card_faces", where, path)
+    oracle_id = _oracle_id(item, faces, where, path)
+    english_name = required_str(item, "name", where, path)
+    if oracle_id not in cards_seen:
+        cards_seen.add(oracle_id)
+        yield _card_record(item, faces, oracle_id, english_name, where, path, line)
+    lang = optional_str(item, "lang", where, path) or "en"
+    if lang == "en":
+        return
+    printed_name = _printed_name(item, faces, where, path)
+    if printed_name is not None:
+        yield CardNameRecord(
+            card=CardRef(oracle_id=oracle_id, name=english_name),
+            locale=canonical_locale(lang) or lang,
+            name=printed_name,
+            line=line,
+        )
 
 
 def _card_record(
@@ -94,6 +110,7 @@ def _card_record(
     name: str,
     where: str,
     path: str,
+    line: int | None,
 ) -> CardRecord:
     """The Oracle card of an object; a multi-face card may keep cost and text per face."""
 
@@ -117,6 +134,7 @@ def _card_record(
         keywords=str_list(item, "keywords", where, path),
         layout=optional_str(item, "layout", where, path),
         faces=tuple(required_str(face, "name", where, path) for face in faces),
+        line=line,
     )
 
 
@@ -143,29 +161,50 @@ def _printed_name(
 
 def _objects(
     stream: BinaryIO, path: str, expected_kind: str
-) -> Iterator[tuple[str, dict[str, object]]]:
-    """The Scryfall objects of a file with where each stands ("item 3"), checked to be objects of
-    ``expected_kind`` when they say their kind.
+) -> Iterator[tuple[str, int | None, dict[str, object]]]:
+    """The Scryfall objects of a file with where each stands: ("item 3", None) in a JSON array,
+    ("", 48213) on a JSON Lines line, ("item 3", 12) in a list object on line 12. Each is checked
+    to be an object of ``expected_kind`` where it says its kind.
 
-    A top-level array (a bulk file) is streamed. A top-level object is one API response, small by
-    Scryfall's paging: a list page's ``data`` or the object itself.
+    A top-level array (an older bulk file) is streamed. A top-level object that fills its first
+    line starts JSON Lines; one that spans lines is one API response, small by Scryfall's paging.
+    Whatever follows the first JSON value is read (as JSON Lines) or an error, never left unread.
     """
     head = read_head(stream).removeprefix(codecs.BOM_UTF8)
     if not head.strip():
         raise ParseError(path, "the file is empty", 1)
     stream = replay(head, stream)
     if head.lstrip()[:1] == b"[":
-        items: Iterator[object] = json_items(stream, "item")
-    else:
-        response = json_object(next(json_items(stream, "")), "top level", path)
-        if response.get("object") == "list":
-            items = iter(object_list(response, "data", "top level", path))
-        else:
-            items = iter([response])
-    for number, value in enumerate(items, start=1):
-        where = f"item {number}"
+        for number, value in enumerate(json_items(stream, "item"), start=1):
+            yield _checked(value, f"item {number}", None, path, expected_kind)
+        return
+    json_lines_values, stream = json_lines.open_lines(stream, path)
+    values = _one_document(stream) if json_lines_values is None else json_lines_values
+    for line, value in values:
+        with at_line(line):
+            response = json_object(value, "", path)
+            if response.get("object") != "list":
+                yield _checked(response, "", line, path, expected_kind)
+                continue
+            items = object_list(response, "data", "list", path)
+        for number, item in enumerate(items, start=1):
+            yield _checked(item, f"item {number}", line, path, expected_kind)
+
+
+def _one_document(stream: BinaryIO) -> Iterator[tuple[int | None, object]]:
+    """The single JSON value of ``stream`` (named by no line: it spans several), read to the
+    end, so that content after it is an error (ijson's), not left unread."""
+    for value in json_items(stream, ""):
+        yield None, value
+
+
+def _checked(
+    value: object, where: str, line: int | None, path: str, expected_kind: str
+) -> tuple[str, int | None, dict[str, object]]:
+    with at_line(line):
         item = json_object(value, where, path)
         kind = item.get("object", expected_kind)
         if kind != expected_kind:
-            raise ParseError(path, f"{where}: object {kind!r} is not a {expected_kind}")
-        yield where, item
+            what = f"{where}: object" if where else "object"
+            raise ParseError(path, f"{what} {kind!r} is not a {expected_kind}")
+    return where, line, item

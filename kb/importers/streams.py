@@ -16,7 +16,6 @@ import datetime as dt
 import gzip
 import hashlib
 import io
-import json
 import lzma
 import re
 import zipfile
@@ -43,7 +42,7 @@ key (Scryfall sorts keys, so it comes after all_parts, artist, ..., legalities: 
 JSON_LOCATE_BYTES: Final = 16 * 1024 * 1024
 """The largest input (decompressed) that is read whole again to tell where its JSON breaks."""
 
-_READ_ERRORS: Final = (EOFError, OSError, lzma.LZMAError, zlib.error, zipfile.BadZipFile)
+READ_ERRORS: Final = (EOFError, OSError, lzma.LZMAError, zlib.error, zipfile.BadZipFile)
 """What reading a damaged file or archive raises (truncated gzip, xz, bzip2 or zip)."""
 
 _GZIP_MAGIC: Final = b"\x1f\x8b"
@@ -187,35 +186,24 @@ def read_errors_as_parse_errors(name: str) -> Iterator[None]:
         raise InvalidJson(name, f"invalid JSON ({_one_line(error)})") from error
     except UnicodeDecodeError as error:
         raise ParseError(name, f"not UTF-8 text (byte {error.start}: {error.reason})") from error
-    except _READ_ERRORS as error:
+    except READ_ERRORS as error:
         raise ParseError(name, f"unreadable or truncated input ({_one_line(error)})") from error
 
 
 class InvalidJson(ParseError):
-    """JSON that does not parse: ijson, which streams it, does not say where."""
+    """JSON that does not parse: ijson, which streams it, does not say where
+    (kb.importers.json_lines.located finds the line)."""
 
 
-def located(error: InvalidJson, source: Input) -> ParseError:
-    """``error`` with the line and column where the input's JSON breaks, from Python's own
-    parser, which tells them; as it is when the input is too large to read whole."""
+@contextlib.contextmanager
+def at_line(line: int | None) -> Iterator[None]:
+    """Errors raised about one JSON Lines line's value carry that line's number."""
     try:
-        with open_input(source) as stream:
-            data = stream.read(JSON_LOCATE_BYTES + 1)
-    except _READ_ERRORS:
-        return error
-    if len(data) > JSON_LOCATE_BYTES:
-        return error
-    try:
-        json.loads(data)
-    except json.JSONDecodeError as found:
-        # A string left open runs to the end: in strict mode a line break inside one is an
-        # error of its own.
-        at_end = found.pos >= len(data.rstrip()) or found.msg.startswith("Unterminated string")
-        reason = f"{'truncated' if at_end else 'invalid'} JSON: {found.msg} (column {found.colno})"
-        return ParseError(error.path, reason, found.lineno)
-    except UnicodeDecodeError:
-        pass
-    return error
+        yield
+    except ParseError as error:
+        if line is None or error.line is not None:
+            raise
+        raise ParseError(error.path, error.reason, line) from None
 
 
 def _one_line(error: BaseException) -> str:
@@ -387,7 +375,7 @@ def required_str(item: dict[str, object], key: str, where: str, name: str) -> st
     """``item[key]``, which must be a string."""
     value = item.get(key)
     if not isinstance(value, str):
-        raise ParseError(name, f"{where}: {key} {_shown(value)} is not a string")
+        raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a string"))
     return value
 
 
@@ -397,7 +385,7 @@ def optional_str(item: dict[str, object], key: str, where: str, name: str) -> st
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ParseError(name, f"{where}: {key} {_shown(value)} is not a string")
+        raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a string"))
     return value
 
 
@@ -407,7 +395,7 @@ def str_list(item: dict[str, object], key: str, where: str, name: str) -> tuple[
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(entry, str) for entry in value):
-        raise ParseError(name, f"{where}: {key} {_shown(value)} is not a list of strings")
+        raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a list of strings"))
     return tuple(value)
 
 
@@ -419,7 +407,7 @@ def object_list(
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(entry, dict) for entry in value):
-        raise ParseError(name, f"{where}: {key} {_shown(value)} is not a list of objects")
+        raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a list of objects"))
     return value
 
 
@@ -429,7 +417,7 @@ def iso_date(item: dict[str, object], key: str, where: str, name: str) -> dt.dat
     if isinstance(value, str) and _ISO_DATE.fullmatch(value):
         with contextlib.suppress(ValueError):
             return dt.date.fromisoformat(value)
-    raise ParseError(name, f"{where}: {key} {_shown(value)} is not a date YYYY-MM-DD")
+    raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a date YYYY-MM-DD"))
 
 
 def optional_iso_date(item: dict[str, object], key: str, where: str, name: str) -> dt.date | None:
@@ -441,8 +429,14 @@ def optional_iso_date(item: dict[str, object], key: str, where: str, name: str) 
 def json_object(value: object, where: str, name: str) -> dict[str, object]:
     """``value``, which must be a JSON object."""
     if not isinstance(value, dict):
-        raise ParseError(name, f"{where}: {_shown(value)} is not a JSON object")
+        raise ParseError(name, _at(where, f"{_shown(value)} is not a JSON object"))
     return value
+
+
+def _at(where: str, reason: str) -> str:
+    """A reason prefixed by where it applies ("item 17: ..."); a JSON Lines line is named by its
+    number instead, so it has no prefix."""
+    return f"{where}: {reason}" if where else reason
 
 
 def _shown(value: object) -> str:
