@@ -229,8 +229,8 @@ def import_command(
 
     Recognises each file's format from its content: kb's catalog (TOML), rulings pages in either
     style, Scryfall rulings and card files (JSON Lines or JSON), MTGJSON set files, AllPrintings
-    and AtomicCards, and the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad file aborts the run
-    and leaves the store exactly as it was.
+    and AtomicCards, and the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad
+    file aborts the run and leaves the store exactly as it was.
     """
     from kb.importing import ImportOptions, plan, run_import
 

@@ -127,7 +127,7 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
             while block := stream.read(1 << 20):
                 if block.strip():
                     raise ParseError(item.source.name, "content after the end of the data")
-    except streams.InvalidJson as error:
+    except streams.Unlocated as error:
         raise json_lines.located(error, item.source) from error
     yield ParsedFile(observer.sha256.hexdigest(), observer.take_unreported())
 

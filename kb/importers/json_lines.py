@@ -20,6 +20,7 @@ from kb.importers.streams import (
     READ_ERRORS,
     Input,
     InvalidJson,
+    Unlocated,
     open_input,
     replay,
 )
@@ -108,9 +109,10 @@ def _line_error(raw: bytes, loads: Loads) -> str:
     return "invalid JSON"
 
 
-def located(error: InvalidJson, source: Input) -> ParseError:
+def located(error: Unlocated, source: Input) -> ParseError:
     """``error`` with the line where the input breaks (and the column, for inputs small enough
-    to read whole again); as it is where the input reads without error the second time."""
+    to read whole again): the first byte that is not UTF-8, or, for JSON, where it stops
+    parsing; ``error`` as it is where the input reads without error the second time."""
     try:
         with open_input(source) as stream:
             data = stream.read(JSON_LOCATE_BYTES + 1)
@@ -118,16 +120,20 @@ def located(error: InvalidJson, source: Input) -> ParseError:
         return error  # a damaged archive: what the first read said stands
     if len(data) > JSON_LOCATE_BYTES:
         return _locate_line_by_line(source, error)
+    data = data.removeprefix(codecs.BOM_UTF8)  # first, so that an error's offset is into data
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as bad:
         line = data[: bad.start].count(b"\n") + 1
         return ParseError(error.path, f"not valid UTF-8 (byte 0x{data[bad.start]:02x})", line)
+    if not isinstance(error, InvalidJson):
+        return error
     try:
         json.loads(text)
     except json.JSONDecodeError as found:
         return ParseError(error.path, _document_error(found, text), found.lineno)
-    return error
+    # Python's parser takes what ijson's refuses (an integer past 64 bits): ijson tells the line.
+    return _locate_line_by_line(source, error)
 
 
 def _document_error(found: json.JSONDecodeError, text: str) -> str:
@@ -139,13 +145,13 @@ def _document_error(found: json.JSONDecodeError, text: str) -> str:
     return f"{'truncated' if at_end else 'invalid'} JSON: {found.msg} (column {found.colno})"
 
 
-def _locate_line_by_line(source: Input, error: InvalidJson) -> ParseError:
+def _locate_line_by_line(source: Input, error: Unlocated) -> ParseError:
     """The first line that is not UTF-8 or where the JSON breaks, found in one pass that holds
     at most a piece of a line: for inputs too large to read whole again.
 
     ijson's push parser is fed a line at a time, so the line it fails on is the line at fault.
     """
-    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    decoder = codecs.getincrementaldecoder("utf-8")()
     events = ijson.sendable_list()
     parser = ijson.basic_parse_coro(events, use_float=True)
     number, path = 0, error.path
@@ -153,16 +159,21 @@ def _locate_line_by_line(source: Input, error: InvalidJson) -> ParseError:
         with open_input(source) as stream:
             ended = True  # whether the piece before ended its line
             while piece := stream.readline(_PIECE_BYTES):
+                if number == 0:
+                    piece = piece.removeprefix(codecs.BOM_UTF8)
                 number += ended
                 ended = piece.endswith(b"\n")
                 try:
                     text = decoder.decode(piece)
                 except UnicodeDecodeError as bad:
-                    reason = f"not valid UTF-8 (byte 0x{piece[bad.start]:02x})"
-                    return ParseError(path, reason, number)
-                parser.send(text.encode())
-                events.clear()
-        parser.close()
+                    # The offset may fall in a character the piece before began.
+                    shown = f" (byte 0x{piece[bad.start]:02x})" if bad.start < len(piece) else ""
+                    return ParseError(path, f"not valid UTF-8{shown}", number)
+                if isinstance(error, InvalidJson):
+                    parser.send(text.encode())
+                    events.clear()
+        if isinstance(error, InvalidJson):
+            parser.close()
     except ijson.JSONError as broken:
         return ParseError(path, _ijson_error(broken), max(number, 1))
     except READ_ERRORS:
@@ -177,4 +188,6 @@ def _ijson_error(error: Exception) -> str:
     message = str(detail).strip().splitlines()[0] if str(detail).strip() else "invalid JSON"
     if "trailing garbage" in message:
         return "content after the end of the JSON value"
+    if "overflow" in message:  # yajl reads numbers into 64 bits: no card has a larger one
+        return f"a number too large to read ({message})"
     return f"{'truncated' if 'premature EOF' in message else 'invalid'} JSON ({message})"

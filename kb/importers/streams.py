@@ -185,14 +185,22 @@ def read_errors_as_parse_errors(name: str) -> Iterator[None]:
     except ijson.JSONError as error:
         raise InvalidJson(name, f"invalid JSON ({_one_line(error)})") from error
     except UnicodeDecodeError as error:
-        raise ParseError(name, f"not UTF-8 text (byte {error.start}: {error.reason})") from error
+        # The offset is into whatever block the decoder was given: no use to the user.
+        raise InvalidUtf8(name, f"not valid UTF-8 ({error.reason})") from error
     except READ_ERRORS as error:
         raise ParseError(name, f"unreadable or truncated input ({_one_line(error)})") from error
 
 
-class InvalidJson(ParseError):
-    """JSON that does not parse: ijson, which streams it, does not say where
-    (kb.importers.json_lines.located finds the line)."""
+class Unlocated(ParseError):
+    """Bad input whose reader cannot tell the line: kb.importers.json_lines.located finds it."""
+
+
+class InvalidJson(Unlocated):
+    """JSON that does not parse: ijson, which streams it, does not say where."""
+
+
+class InvalidUtf8(Unlocated):
+    """Text that is not UTF-8, found by a decoder that reads ahead in blocks."""
 
 
 @contextlib.contextmanager
@@ -281,10 +289,13 @@ def sniff_format(head: bytes, name: str) -> str:
     if not head.strip():
         raise ParseError(name, "the file is empty", 1)
     if b"\x00" in head:
-        raise ParseError(name, "binary content, not a known source format")
+        line = head[: head.index(b"\x00")].count(b"\n") + 1
+        raise ParseError(name, "binary content, not a known source format", line)
+    # The BOM goes first, so that a decoding error's offset is one into ``head``.
+    head = head.removeprefix(codecs.BOM_UTF8)
     try:
         # Not final: the head may end in the middle of a multi-byte character.
-        text = codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=False)
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
     except UnicodeDecodeError as error:
         line = head[: error.start].count(b"\n") + 1
         reason = f"not valid UTF-8 (byte 0x{head[error.start]:02x})"
