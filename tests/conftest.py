@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import text
 from sqlalchemy.engine import Engine, make_url
 
@@ -17,6 +18,11 @@ from kb import migrate
 from kb.engine import make_engine
 
 POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
+
+# Property tests (hypothesis) run the same examples on every run, CI's included, and keep no
+# example database: nothing is written into the repository.
+settings.register_profile("kb", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.load_profile("kb")
 
 ENGINES = [
     "sqlite",
