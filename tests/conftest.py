@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 from sqlalchemy import text
 from sqlalchemy.engine import Engine, make_url
 
@@ -20,9 +22,11 @@ from kb.engine import make_engine
 POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
 
 # Property tests (hypothesis) run the same examples on every run, CI's included, and keep no
-# example database: nothing is written into the repository.
+# example database; what else hypothesis caches (the constants it collects from the code) goes to
+# the temporary folder: nothing is written into the repository.
 settings.register_profile("kb", derandomize=True, database=None, deadline=None, print_blob=True)
 settings.load_profile("kb")
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "kb-hypothesis")
 
 ENGINES = [
     "sqlite",
