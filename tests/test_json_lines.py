@@ -350,3 +350,24 @@ def test_the_synthetic_corpus_as_json_lines_imports_as_its_arrays(
     assert store_contents(engine) == store_contents(reference)
     reference.dispose()
     engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "name,compressed,expected",
+    [
+        ("download", False, streams.SCRYFALL_RULINGS),
+        ("rulings.txt", True, streams.SCRYFALL_RULINGS),
+        ("all-cards", True, streams.SCRYFALL_CARDS),
+    ],
+)
+def test_json_lines_are_told_by_content_under_any_name(
+    tmp_path: Path, name: str, compressed: bool, expected: str
+) -> None:
+    content = (
+        _lines(*_real_objects(TSA), *_real_objects(WATCHDOG))
+        if expected == streams.SCRYFALL_CARDS
+        else _lines(*_real_objects(DEREVI))
+    )
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(content, mtime=0) if compressed else content)
+    assert streams.detect_format(path) == expected
