@@ -16,7 +16,6 @@ from typing import BinaryIO
 
 from kb.importers import json_lines
 from kb.importers.streams import (
-    at_line,
     json_items,
     json_object,
     object_list,
@@ -27,6 +26,7 @@ from kb.importers.streams import (
     replay,
     required_str,
     str_list,
+    with_line,
 )
 from kb.locales import canonical_locale
 from kb.records import (
@@ -49,7 +49,7 @@ def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
     positions: Counter[str] = Counter()
     with read_errors_as_parse_errors(path):
         for where, line, item in _objects(stream, path, expected_kind="ruling"):
-            with at_line(line):
+            try:
                 oracle_id = required_str(item, "oracle_id", where, path)
                 ruling = RulingRecord(
                     card=CardRef(oracle_id=oracle_id),
@@ -59,6 +59,8 @@ def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
                     origin=optional_str(item, "source", where, path),
                     line=line,
                 )
+            except ParseError as error:
+                raise with_line(error, line) from None
             yield ruling
             positions[oracle_id] += 1
 
@@ -75,32 +77,38 @@ def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardRecord | CardNameRe
     cards_seen: set[str] = set()
     with read_errors_as_parse_errors(path):
         for where, line, item in _objects(stream, path, expected_kind="card"):
-            with at_line(line):
-                records = list(_card_records(item, cards_seen, where, path, line))
+            try:
+                records = _card_records(item, cards_seen, where, path, line)
+            except ParseError as error:
+                raise with_line(error, line) from None
             yield from records
 
 
 def _card_records(
     item: dict[str, object], cards_seen: set[str], where: str, path: str, line: int | None
-) -> Iterator[CardRecord | CardNameRecord]:
+) -> list[CardRecord | CardNameRecord]:
     """One card object's records: its Oracle card the first time, its printed name if any."""
+    records: list[CardRecord | CardNameRecord] = []
     faces = object_list(item, "card_faces", where, path)
     oracle_id = _oracle_id(item, faces, where, path)
     english_name = required_str(item, "name", where, path)
     if oracle_id not in cards_seen:
         cards_seen.add(oracle_id)
-        yield _card_record(item, faces, oracle_id, english_name, where, path, line)
+        records.append(_card_record(item, faces, oracle_id, english_name, where, path, line))
     lang = optional_str(item, "lang", where, path) or "en"
     if lang == "en":
-        return
+        return records
     printed_name = _printed_name(item, faces, where, path)
     if printed_name is not None:
-        yield CardNameRecord(
-            card=CardRef(oracle_id=oracle_id, name=english_name),
-            locale=canonical_locale(lang) or lang,
-            name=printed_name,
-            line=line,
+        records.append(
+            CardNameRecord(
+                card=CardRef(oracle_id=oracle_id, name=english_name),
+                locale=canonical_locale(lang) or lang,
+                name=printed_name,
+                line=line,
+            )
         )
+    return records
 
 
 def _card_record(
@@ -181,12 +189,13 @@ def _objects(
     json_lines_values, stream = json_lines.open_lines(stream, path)
     values = _one_document(stream) if json_lines_values is None else json_lines_values
     for line, value in values:
-        with at_line(line):
-            response = json_object(value, "", path)
-            if response.get("object") != "list":
-                yield _checked(response, "", line, path, expected_kind)
-                continue
-            items = object_list(response, "data", "list", path)
+        if not (isinstance(value, dict) and value.get("object") == "list"):
+            yield _checked(value, "", line, path, expected_kind)
+            continue
+        try:
+            items = object_list(value, "data", "list", path)
+        except ParseError as error:
+            raise with_line(error, line) from None
         for number, item in enumerate(items, start=1):
             yield _checked(item, f"item {number}", line, path, expected_kind)
 
@@ -201,10 +210,11 @@ def _one_document(stream: BinaryIO) -> Iterator[tuple[int | None, object]]:
 def _checked(
     value: object, where: str, line: int | None, path: str, expected_kind: str
 ) -> tuple[str, int | None, dict[str, object]]:
-    with at_line(line):
+    if isinstance(value, dict) and value.get("object", expected_kind) == expected_kind:
+        return where, line, value  # every good object: the cheap test first
+    try:
         item = json_object(value, where, path)
-        kind = item.get("object", expected_kind)
-        if kind != expected_kind:
-            what = f"{where}: object" if where else "object"
-            raise ParseError(path, f"{what} {kind!r} is not a {expected_kind}")
-    return where, line, item
+        what = f"{where}: object" if where else "object"
+        raise ParseError(path, f"{what} {item.get('object')!r} is not a {expected_kind}")
+    except ParseError as error:
+        raise with_line(error, line) from None

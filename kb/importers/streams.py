@@ -203,15 +203,12 @@ class InvalidUtf8(Unlocated):
     """Text that is not UTF-8, found by a decoder that reads ahead in blocks."""
 
 
-@contextlib.contextmanager
-def at_line(line: int | None) -> Iterator[None]:
-    """Errors raised about one JSON Lines line's value carry that line's number."""
-    try:
-        yield
-    except ParseError as error:
-        if line is None or error.line is not None:
-            raise
-        raise ParseError(error.path, error.reason, line) from None
+def with_line(error: ParseError, line: int | None) -> ParseError:
+    """``error`` naming ``line`` (a JSON Lines line whose value it is about), unless it names
+    one already. A function, not a context manager: it sits on the path of every line."""
+    if line is None or error.line is not None:
+        return error
+    return ParseError(error.path, error.reason, line)
 
 
 def _one_line(error: BaseException) -> str:
