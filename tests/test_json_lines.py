@@ -181,6 +181,13 @@ def test_a_long_line_under_the_limit_is_read() -> None:
     assert [len(r.text) for r in rulings] == [len("ruling of a"), json_lines.MAX_LINE_BYTES - 200]
 
 
+def test_a_multi_line_object_is_named_as_item_1() -> None:
+    content = json.dumps(_ruling(comment=None), indent=1).encode()
+    with pytest.raises(ParseError) as raised:
+        _rulings(content, "ruling.json")
+    assert str(raised.value) == "ruling.json: item 1: comment (missing) is not a string"
+
+
 @pytest.mark.parametrize(
     "content",
     [

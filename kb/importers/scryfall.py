@@ -190,7 +190,8 @@ def _objects(
     values = _one_document(stream) if json_lines_values is None else json_lines_values
     for line, value in values:
         if not (isinstance(value, dict) and value.get("object") == "list"):
-            yield _checked(value, "", line, path, expected_kind)
+            # A line's number names its value; a document spanning lines is the file's item 1.
+            yield _checked(value, "" if line is not None else "item 1", line, path, expected_kind)
             continue
         try:
             items = object_list(value, "data", "list", path)
