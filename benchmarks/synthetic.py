@@ -1,9 +1,11 @@
 """A seeded synthetic corpus in Scryfall's bulk formats, at the size of today's game.
 
-``python -m benchmarks.synthetic OUT [--cards 30000] [--seed 1]`` writes ``OUT/cards.json``
-(one card object per card and language: names in all 11 locales) and ``OUT/rulings.json``
-(about two ruling links per card; mechanic rulings shared across dozens of cards). The same seed
-always makes the same bytes.
+``python -m benchmarks.synthetic OUT [--cards 30000] [--seed 1] [--jsonl]`` writes
+``OUT/cards.json`` (one card object per card and language: names in all 11 locales) and
+``OUT/rulings.json`` (about two ruling links per card; mechanic rulings shared across dozens of
+cards) as JSON arrays, as Scryfall's older bulk files are; with ``--jsonl``, ``OUT/cards.jsonl``
+and ``OUT/rulings.jsonl`` as JSON Lines, as Scryfall publishes them since 2026-07-20. The same
+seed always makes the same bytes, and the same objects in either form.
 """
 
 from __future__ import annotations
@@ -164,14 +166,31 @@ class _JsonArray:
         self.out.write("\n]\n")
 
 
-def generate(out: Path, count: int, seed: int = 1) -> tuple[Path, Path]:
+class _JsonLines:
+    """Writes JSON Lines: one object a line, each line ended."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, item: dict[str, Any]) -> None:
+        self.out.write(json.dumps(item, ensure_ascii=False))
+        self.out.write("\n")
+
+    def close(self) -> None:
+        pass
+
+
+def generate(out: Path, count: int, seed: int = 1, jsonl: bool = False) -> tuple[Path, Path]:
+    """Write the corpus into ``out``: JSON arrays, or JSON Lines with ``jsonl``."""
     out.mkdir(parents=True, exist_ok=True)
-    cards_path, rulings_path = out / "cards.json", out / "rulings.json"
+    suffix = ".jsonl" if jsonl else ".json"
+    cards_path, rulings_path = out / f"cards{suffix}", out / f"rulings{suffix}"
+    writer = _JsonLines if jsonl else _JsonArray
     with (
         cards_path.open("w", encoding="utf-8") as cards_file,
         rulings_path.open("w", encoding="utf-8") as rulings_file,
     ):
-        cards, rulings = _JsonArray(cards_file), _JsonArray(rulings_file)
+        cards, rulings = writer(cards_file), writer(rulings_file)
         for objects, card_rulings in cards_and_rulings(count, seed):
             for card in objects:
                 cards.write(card)
@@ -187,8 +206,9 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--cards", type=int, default=30_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jsonl", action="store_true", help="JSON Lines instead of arrays")
     args = parser.parse_args()
-    for path in generate(args.out, args.cards, args.seed):
+    for path in generate(args.out, args.cards, args.seed, args.jsonl):
         print(f"{path} ({path.stat().st_size / 1e6:.0f} MB)")
 
 

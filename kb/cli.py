@@ -251,9 +251,9 @@ def import_command(
     """Import files and folders into the store, in one transaction.
 
     Recognises each file's format from its content: kb's catalog (TOML), rulings pages in either
-    style, Scryfall rulings and card files, MTGJSON set files, AllPrintings and AtomicCards, and
-    the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad file aborts the run
-    and leaves the store exactly as it was.
+    style, Scryfall rulings and card files (JSON Lines or JSON), MTGJSON set files, AllPrintings
+    and AtomicCards, and the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad
+    file aborts the run and leaves the store exactly as it was.
     """
     from kb.importing import ImportOptions, plan, run_import
 

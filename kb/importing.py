@@ -23,6 +23,7 @@ from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
     catalog,
     comprehensive_rules,
+    json_lines,
     limits,
     mtgjson,
     scryfall,
@@ -144,11 +145,14 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
             records = limits.checked(parse(_content(stream, item), item.source.name), item.name)
             for batch in chunks(records, BATCH_SIZE):
                 yield ParsedBatch(batch, observer.take_unreported())
-            # Whatever the parser did not read still counts in the checksum.
-            while stream.read(1 << 20):
-                pass
-    except streams.InvalidJson as error:
-        raise streams.located(error, item.source) from error
+            # A parser reads its input to the end; content left unread would be a silent
+            # partial read, so it is an error rather than a success. (Whitespace still counts
+            # in the checksum.)
+            while block := stream.read(1 << 20):
+                if block.strip():
+                    raise ParseError(item.source.name, "content after the end of the data")
+    except streams.Unlocated as error:
+        raise json_lines.located(error, item.source) from error
     yield ParsedFile(observer.sha256.hexdigest(), observer.take_unreported())
 
 

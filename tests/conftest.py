@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from itertools import combinations
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 from realdata import DATA
 from sqlalchemy import select, text
 from sqlalchemy.engine import Engine, make_url
@@ -23,6 +26,13 @@ from kb.engine import make_engine
 from kb.importing import run_import
 
 POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
+
+# Property tests (hypothesis) run the same examples on every run, CI's included, and keep no
+# example database; what else hypothesis caches (the constants it collects from the code) goes to
+# the temporary folder: nothing is written into the repository.
+settings.register_profile("kb", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.load_profile("kb")
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "kb-hypothesis")
 
 ENGINES = [
     "sqlite",

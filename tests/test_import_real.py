@@ -227,15 +227,25 @@ def test_broken_json_is_located_by_line_and_column(
     engine.dispose()
 
 
-def test_broken_json_too_large_to_read_again_names_no_line(sqlite_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "tail,message",
+    [
+        (b'" x]\n', "large.json:3: invalid JSON (lexical error: invalid char in json text.)"),
+        (b'"}]\n\n{"more": 1}\n', "large.json:5: content after the end of the JSON value"),
+        (b'"}]\n\xff\n', "large.json:4: not valid UTF-8 (byte 0xff)"),
+        (b'"}', "large.json:3: truncated JSON (parse error: premature EOF)"),
+    ],
+)
+def test_broken_json_too_large_to_read_whole_is_located_line_by_line(
+    sqlite_url: str, tmp_path: Path, tail: bytes, message: str
+) -> None:
     engine = make_engine(sqlite_url)
     bad = tmp_path / "large.json"
-    bad.write_bytes(
-        b'[{"object": "ruling", "oracle_id": "' + b"x" * streams.JSON_LOCATE_BYTES + b'" x]'
-    )
+    long_text = b"x" * streams.JSON_LOCATE_BYTES
+    bad.write_bytes(b'[\n{"object": "ruling", "oracle_id": "x",\n"comment": "' + long_text + tail)
     with pytest.raises(ParseError) as raised:
         run_import(engine, [bad])
-    assert str(raised.value).startswith(f"{bad}: truncated or invalid JSON (lexical error")
+    assert str(raised.value) == f"{tmp_path}/{message}"
     engine.dispose()
 
 

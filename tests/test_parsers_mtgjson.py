@@ -81,6 +81,26 @@ def test_all_printings_yields_each_card_once() -> None:
     assert records == _parse_json(_excerpt())
 
 
+@pytest.mark.parametrize(
+    "second,reason",
+    [
+        ({"code": "OTX", "cards": 5}, "set OTX: cards 5 is not a list"),
+        ({"code": "OTX", "cards": {"a": 1}}, "set OTX: cards {'a': 1} is not a list"),
+        (3, "set OTX: 3 is not a JSON object"),
+    ],
+)
+def test_an_all_printings_set_of_the_wrong_type_is_an_error(second: object, reason: str) -> None:
+    """It was silently left out: a set without its cards imports nothing of it."""
+    with pytest.raises(ParseError) as raised:
+        _parse_json({"meta": {}, "data": {"OTJ": _excerpt(), "OTX": second}})
+    assert str(raised.value) == f"cards.json: {reason}"
+
+
+def test_an_all_printings_set_without_cards_has_none() -> None:
+    records = _parse_json({"meta": {}, "data": {"OTJ": _excerpt(), "OTX": {"code": "OTX"}}})
+    assert records == _parse_json(_excerpt())
+
+
 def test_atomic_cards() -> None:
     cards = _excerpt()["cards"]
     assert isinstance(cards, list)

@@ -167,5 +167,6 @@ def test_foreign_multi_face_and_reversible_cards() -> None:
 
 
 def test_card_without_oracle_id_is_a_parse_error() -> None:
-    with pytest.raises(ParseError, match=r"^cards\.json: item 1: oracle_id \(missing\)"):
+    # One object on one line is a JSON Lines file of one line: the error names the line.
+    with pytest.raises(ParseError, match=r"^cards\.json:1: oracle_id \(missing\)"):
         _cards(b'{"object": "card", "lang": "en", "name": "X"}')

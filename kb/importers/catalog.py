@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +19,7 @@ def parse(data: bytes, path: str) -> Iterator[Record]:
         line = data[: error.start].count(b"\n") + 1
         raise ParseError(path, "not valid UTF-8", line) from None
     except tomllib.TOMLDecodeError as error:
-        raise ParseError(path, f"not valid TOML: {error}") from None
+        raise _toml_error(error, path, data.rstrip().count(b"\n") + 1) from None
     for index, entry in enumerate(_tables(document, "mechanics", path)):
         where = f"mechanics[{index}]"
         names = _names(entry, where, path)
@@ -49,6 +50,22 @@ def parse(data: bytes, path: str) -> Iterator[Record]:
         card = CardRef(oracle_id=oracle_id, name=name)
         for locale, localized in _names(entry, where, path).items():
             yield CardNameRecord(card, locale, localized, where=f"{where}.names.{locale}")
+
+
+# tomllib tells where only in its message (Python 3.14 adds lineno): "... (at line 3, column 5)".
+_TOML_AT = re.compile(r"^(?P<reason>.*) \(at line (?P<line>\d+), column (?P<column>\d+)\)$")
+
+
+def _toml_error(error: tomllib.TOMLDecodeError, path: str, lines: int) -> ParseError:
+    """The error as kb names a place: ``catalog.toml:3: not valid TOML: ... (column 5)``."""
+    found = _TOML_AT.match(str(error))
+    if found is None:
+        reason = str(error).removesuffix(" (at end of document)")
+        if reason != str(error):
+            return ParseError(path, f"not valid TOML: {reason} (at the end)", lines)
+        return ParseError(path, f"not valid TOML: {error}")
+    reason = f"not valid TOML: {found['reason']} (column {found['column']})"
+    return ParseError(path, reason, int(found["line"]))
 
 
 def _tables(document: dict[str, Any], key: str, path: str) -> list[dict[str, Any]]:

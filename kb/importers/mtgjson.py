@@ -67,12 +67,12 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MtgjsonRecord]:
         if shape is None:
             raise ParseError(path, "not an MTGJSON set, AllPrintings or AtomicCards file")
         cards = _OracleCards(path)
-        for number, value in enumerate(_face_objects(replay(head, stream), shape), start=1):
+        for number, value in enumerate(_face_objects(replay(head, stream), shape, path), start=1):
             yield from cards.add(json_object(value, f"card {number}", path), f"card {number}")
         yield from cards.flush()
 
 
-def _face_objects(stream: BinaryIO, shape: str) -> Iterator[object]:
+def _face_objects(stream: BinaryIO, shape: str, path: str) -> Iterator[object]:
     if shape == SET_FILE:
         return json_items(stream, "data.cards.item")
     if shape == BARE_SET:
@@ -80,7 +80,7 @@ def _face_objects(stream: BinaryIO, shape: str) -> Iterator[object]:
     if shape == ALL_PRINTINGS:
         # One whole set at a time (a set is small): an ijson prefix cannot name "any key".
         sets = json_kvitems(stream, "data")
-        return (card for _, card_set in sets for card in _list_in(card_set, "cards"))
+        return (card for code, card_set in sets for card in _set_cards(code, card_set, path))
     if shape == ATOMIC_CARDS:
         # A card's faces; a value that is not a list is passed on to be reported as not a card.
         atomic_cards = json_kvitems(stream, "data")
@@ -92,10 +92,15 @@ def _face_objects(stream: BinaryIO, shape: str) -> Iterator[object]:
     raise AssertionError(f"unknown MTGJSON shape {shape}")
 
 
-def _list_in(value: object, key: str) -> list[object]:
-    """``value[key]`` if ``value`` is an object with a list there: a set without cards has none."""
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, list) else []
+def _set_cards(code: str, card_set: object, path: str) -> list[object]:
+    """An AllPrintings set's cards: none where it has no ``cards``; any other value than a list
+    is an error, not a set silently left out."""
+    found = json_object(card_set, f"set {code}", path).get("cards")
+    if found is None:
+        return []
+    if not isinstance(found, list):
+        raise ParseError(path, f"set {code}: cards {found!r:.40} is not a list")
+    return found
 
 
 def _oracle_name(face: Face, where: str, path: str) -> tuple[str, tuple[str, ...]]:

@@ -1,9 +1,10 @@
 """Parsers for Scryfall's JSON: rulings and card objects, from bulk files or API responses.
 
-A bulk file is a JSON array of objects (tens of thousands of cards, about 60,000 rulings), an API
-response is one object or a ``{"object": "list", "data": [...]}`` page. Arrays are streamed item
-by item with ijson, so memory does not grow with the file. Items are numbered from 1 in error
-messages ("item 17: ...").
+A bulk file is JSON Lines, one object a line (Scryfall's only form since 2026-07-20), or a JSON
+array of objects (older downloads); an API response is one object or a ``{"object": "list",
+"data": [...]}`` page. JSON Lines are read a line at a time, arrays item by item with ijson, so
+memory does not grow with the file. Errors name a JSON Lines line by its number
+("cards.jsonl:48213: ..."), an array's items by their place from 1 ("item 17: ...").
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from kb.importers import json_lines
 from kb.importers.streams import (
     json_items,
     json_object,
@@ -24,6 +26,7 @@ from kb.importers.streams import (
     replay,
     required_str,
     str_list,
+    with_line,
 )
 from kb.locales import canonical_locale
 from kb.records import (
@@ -45,16 +48,21 @@ def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
     """
     positions: Counter[str] = Counter()
     with read_errors_as_parse_errors(path):
-        for where, item in _objects(stream, path, expected_kind="ruling"):
-            oracle_id = required_str(item, "oracle_id", where, path)
-            yield RulingRecord(
-                card=CardRef(oracle_id=oracle_id),
-                text=required_str(item, "comment", where, path),
-                published_on=optional_iso_date(item, "published_at", where, path),
-                position=positions[oracle_id],
-                origin=optional_str(item, "source", where, path),
-                where=where,
-            )
+        for where, line, item in _objects(stream, path, expected_kind="ruling"):
+            try:
+                oracle_id = required_str(item, "oracle_id", where, path)
+                ruling = RulingRecord(
+                    card=CardRef(oracle_id=oracle_id),
+                    text=required_str(item, "comment", where, path),
+                    published_on=optional_iso_date(item, "published_at", where, path),
+                    position=positions[oracle_id],
+                    origin=optional_str(item, "source", where, path),
+                    line=line,
+                    where=where,
+                )
+            except ParseError as error:
+                raise with_line(error, line) from None
+            yield ruling
             positions[oracle_id] += 1
 
 
@@ -69,24 +77,40 @@ def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardRecord | CardNameRe
     """
     cards_seen: set[str] = set()
     with read_errors_as_parse_errors(path):
-        for where, item in _objects(stream, path, expected_kind="card"):
-            faces = object_list(item, "card_faces", where, path)
-            oracle_id = _oracle_id(item, faces, where, path)
-            english_name = required_str(item, "name", where, path)
-            if oracle_id not in cards_seen:
-                cards_seen.add(oracle_id)
-                yield _card_record(item, faces, oracle_id, english_name, where, path)
-            lang = optional_str(item, "lang", where, path) or "en"
-            if lang == "en":
-                continue
-            printed_name = _printed_name(item, faces, where, path)
-            if printed_name is not None:
-                yield CardNameRecord(
-                    card=CardRef(oracle_id=oracle_id, name=english_name),
-                    locale=canonical_locale(lang) or lang,
-                    name=printed_name,
-                    where=where,
-                )
+        for where, line, item in _objects(stream, path, expected_kind="card"):
+            try:
+                records = _card_records(item, cards_seen, where, path, line)
+            except ParseError as error:
+                raise with_line(error, line) from None
+            yield from records
+
+
+def _card_records(
+    item: dict[str, object], cards_seen: set[str], where: str, path: str, line: int | None
+) -> list[CardRecord | CardNameRecord]:
+    """One card object's records: its Oracle card the first time, its printed name if any."""
+    records: list[CardRecord | CardNameRecord] = []
+    faces = object_list(item, "card_faces", where, path)
+    oracle_id = _oracle_id(item, faces, where, path)
+    english_name = required_str(item, "name", where, path)
+    if oracle_id not in cards_seen:
+        cards_seen.add(oracle_id)
+        records.append(_card_record(item, faces, oracle_id, english_name, where, path, line))
+    lang = optional_str(item, "lang", where, path) or "en"
+    if lang == "en":
+        return records
+    printed_name = _printed_name(item, faces, where, path)
+    if printed_name is not None:
+        records.append(
+            CardNameRecord(
+                card=CardRef(oracle_id=oracle_id, name=english_name),
+                locale=canonical_locale(lang) or lang,
+                name=printed_name,
+                line=line,
+                where=where,
+            )
+        )
+    return records
 
 
 def _card_record(
@@ -96,6 +120,7 @@ def _card_record(
     name: str,
     where: str,
     path: str,
+    line: int | None,
 ) -> CardRecord:
     """The Oracle card of an object; a multi-face card may keep cost and text per face."""
 
@@ -120,6 +145,7 @@ def _card_record(
         layout=optional_str(item, "layout", where, path),
         faces=tuple(required_str(face, "name", where, path) for face in faces),
         where=where,
+        line=line,
     )
 
 
@@ -146,29 +172,53 @@ def _printed_name(
 
 def _objects(
     stream: BinaryIO, path: str, expected_kind: str
-) -> Iterator[tuple[str, dict[str, object]]]:
-    """The Scryfall objects of a file with where each stands ("item 3"), checked to be objects of
-    ``expected_kind`` when they say their kind.
+) -> Iterator[tuple[str, int | None, dict[str, object]]]:
+    """The Scryfall objects of a file with where each stands: ("item 3", None) in a JSON array,
+    ("", 48213) on a JSON Lines line, ("item 3", 12) in a list object on line 12. Each is checked
+    to be an object of ``expected_kind`` where it says its kind.
 
-    A top-level array (a bulk file) is streamed. A top-level object is one API response, small by
-    Scryfall's paging: a list page's ``data`` or the object itself.
+    A top-level array (an older bulk file) is streamed. A top-level object that fills its first
+    line starts JSON Lines; one that spans lines is one API response, small by Scryfall's paging.
+    Whatever follows the first JSON value is read (as JSON Lines) or an error, never left unread.
     """
     head = read_head(stream).removeprefix(codecs.BOM_UTF8)
     if not head.strip():
         raise ParseError(path, "the file is empty", 1)
     stream = replay(head, stream)
     if head.lstrip()[:1] == b"[":
-        items: Iterator[object] = json_items(stream, "item")
-    else:
-        response = json_object(next(json_items(stream, "")), "top level", path)
-        if response.get("object") == "list":
-            items = iter(object_list(response, "data", "top level", path))
-        else:
-            items = iter([response])
-    for number, value in enumerate(items, start=1):
-        where = f"item {number}"
+        for number, value in enumerate(json_items(stream, "item"), start=1):
+            yield _checked(value, f"item {number}", None, path, expected_kind)
+        return
+    json_lines_values, stream = json_lines.open_lines(stream, path)
+    values = _one_document(stream) if json_lines_values is None else json_lines_values
+    for line, value in values:
+        if not (isinstance(value, dict) and value.get("object") == "list"):
+            # A line's number names its value; a document spanning lines is the file's item 1.
+            yield _checked(value, "" if line is not None else "item 1", line, path, expected_kind)
+            continue
+        try:
+            items = object_list(value, "data", "list", path)
+        except ParseError as error:
+            raise with_line(error, line) from None
+        for number, item in enumerate(items, start=1):
+            yield _checked(item, f"item {number}", line, path, expected_kind)
+
+
+def _one_document(stream: BinaryIO) -> Iterator[tuple[int | None, object]]:
+    """The single JSON value of ``stream`` (named by no line: it spans several), read to the
+    end, so that content after it is an error (ijson's), not left unread."""
+    for value in json_items(stream, ""):
+        yield None, value
+
+
+def _checked(
+    value: object, where: str, line: int | None, path: str, expected_kind: str
+) -> tuple[str, int | None, dict[str, object]]:
+    if isinstance(value, dict) and value.get("object", expected_kind) == expected_kind:
+        return where, line, value  # every good object: the cheap test first
+    try:
         item = json_object(value, where, path)
-        kind = item.get("object", expected_kind)
-        if kind != expected_kind:
-            raise ParseError(path, f"{where}: object {kind!r} is not a {expected_kind}")
-        yield where, item
+        what = f"{where}: object" if where else "object"
+        raise ParseError(path, f"{what} {item.get('object')!r} is not a {expected_kind}")
+    except ParseError as error:
+        raise with_line(error, line) from None

@@ -16,7 +16,6 @@ import datetime as dt
 import gzip
 import hashlib
 import io
-import json
 import lzma
 import re
 import zipfile
@@ -43,7 +42,7 @@ key (Scryfall sorts keys, so it comes after all_parts, artist, ..., legalities: 
 JSON_LOCATE_BYTES: Final = 16 * 1024 * 1024
 """The largest input (decompressed) that is read whole again to tell where its JSON breaks."""
 
-_READ_ERRORS: Final = (EOFError, OSError, lzma.LZMAError, zlib.error, zipfile.BadZipFile)
+READ_ERRORS: Final = (EOFError, OSError, lzma.LZMAError, zlib.error, zipfile.BadZipFile)
 """What reading a damaged file or archive raises (truncated gzip, xz, bzip2 or zip)."""
 
 _GZIP_MAGIC: Final = b"\x1f\x8b"
@@ -186,36 +185,30 @@ def read_errors_as_parse_errors(name: str) -> Iterator[None]:
     except ijson.JSONError as error:
         raise InvalidJson(name, f"invalid JSON ({_one_line(error)})") from error
     except UnicodeDecodeError as error:
-        raise ParseError(name, f"not UTF-8 text (byte {error.start}: {error.reason})") from error
-    except _READ_ERRORS as error:
+        # The offset is into whatever block the decoder was given: no use to the user.
+        raise InvalidUtf8(name, f"not valid UTF-8 ({error.reason})") from error
+    except READ_ERRORS as error:
         raise ParseError(name, f"unreadable or truncated input ({_one_line(error)})") from error
 
 
-class InvalidJson(ParseError):
+class Unlocated(ParseError):
+    """Bad input whose reader cannot tell the line: kb.importers.json_lines.located finds it."""
+
+
+class InvalidJson(Unlocated):
     """JSON that does not parse: ijson, which streams it, does not say where."""
 
 
-def located(error: InvalidJson, source: Input) -> ParseError:
-    """``error`` with the line and column where the input's JSON breaks, from Python's own
-    parser, which tells them; as it is when the input is too large to read whole."""
-    try:
-        with open_input(source) as stream:
-            data = stream.read(JSON_LOCATE_BYTES + 1)
-    except _READ_ERRORS:
+class InvalidUtf8(Unlocated):
+    """Text that is not UTF-8, found by a decoder that reads ahead in blocks."""
+
+
+def with_line(error: ParseError, line: int | None) -> ParseError:
+    """``error`` naming ``line`` (a JSON Lines line whose value it is about), unless it names
+    one already. A function, not a context manager: it sits on the path of every line."""
+    if line is None or error.line is not None:
         return error
-    if len(data) > JSON_LOCATE_BYTES:
-        return error
-    try:
-        json.loads(data)
-    except json.JSONDecodeError as found:
-        # A string left open runs to the end: in strict mode a line break inside one is an
-        # error of its own.
-        at_end = found.pos >= len(data.rstrip()) or found.msg.startswith("Unterminated string")
-        reason = f"{'truncated' if at_end else 'invalid'} JSON: {found.msg} (column {found.colno})"
-        return ParseError(error.path, reason, found.lineno)
-    except UnicodeDecodeError:
-        pass
-    return error
+    return ParseError(error.path, error.reason, line)
 
 
 def _one_line(error: BaseException) -> str:
@@ -293,10 +286,13 @@ def sniff_format(head: bytes, name: str) -> str:
     if not head.strip():
         raise ParseError(name, "the file is empty", 1)
     if b"\x00" in head:
-        raise ParseError(name, "binary content, not a known source format")
+        line = head[: head.index(b"\x00")].count(b"\n") + 1
+        raise ParseError(name, "binary content, not a known source format", line)
+    # The BOM goes first, so that a decoding error's offset is one into ``head``.
+    head = head.removeprefix(codecs.BOM_UTF8)
     try:
         # Not final: the head may end in the middle of a multi-byte character.
-        text = codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=False)
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
     except UnicodeDecodeError as error:
         line = head[: error.start].count(b"\n") + 1
         reason = f"not valid UTF-8 (byte 0x{head[error.start]:02x})"
@@ -387,7 +383,7 @@ def required_str(item: dict[str, object], key: str, where: str, name: str) -> st
     """``item[key]``, which must be a string."""
     value = item.get(key)
     if not isinstance(value, str):
-        raise ParseError(name, f"{where}: {key} {_shown(value)} is not a string")
+        raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a string"))
     return value
 
 
@@ -397,7 +393,7 @@ def optional_str(item: dict[str, object], key: str, where: str, name: str) -> st
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ParseError(name, f"{where}: {key} {_shown(value)} is not a string")
+        raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a string"))
     return value
 
 
@@ -407,7 +403,7 @@ def str_list(item: dict[str, object], key: str, where: str, name: str) -> tuple[
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(entry, str) for entry in value):
-        raise ParseError(name, f"{where}: {key} {_shown(value)} is not a list of strings")
+        raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a list of strings"))
     return tuple(value)
 
 
@@ -419,7 +415,7 @@ def object_list(
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(entry, dict) for entry in value):
-        raise ParseError(name, f"{where}: {key} {_shown(value)} is not a list of objects")
+        raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a list of objects"))
     return value
 
 
@@ -429,7 +425,7 @@ def iso_date(item: dict[str, object], key: str, where: str, name: str) -> dt.dat
     if isinstance(value, str) and _ISO_DATE.fullmatch(value):
         with contextlib.suppress(ValueError):
             return dt.date.fromisoformat(value)
-    raise ParseError(name, f"{where}: {key} {_shown(value)} is not a date YYYY-MM-DD")
+    raise ParseError(name, _at(where, f"{key} {_shown(value)} is not a date YYYY-MM-DD"))
 
 
 def optional_iso_date(item: dict[str, object], key: str, where: str, name: str) -> dt.date | None:
@@ -441,8 +437,14 @@ def optional_iso_date(item: dict[str, object], key: str, where: str, name: str) 
 def json_object(value: object, where: str, name: str) -> dict[str, object]:
     """``value``, which must be a JSON object."""
     if not isinstance(value, dict):
-        raise ParseError(name, f"{where}: {_shown(value)} is not a JSON object")
+        raise ParseError(name, _at(where, f"{_shown(value)} is not a JSON object"))
     return value
+
+
+def _at(where: str, reason: str) -> str:
+    """A reason prefixed by where it applies ("item 17: ..."); a JSON Lines line is named by its
+    number instead, so it has no prefix."""
+    return f"{where}: {reason}" if where else reason
 
 
 def _shown(value: object) -> str:
