@@ -30,7 +30,7 @@ OTHERS = {
 }
 REASONS = {
     "README.md": ":1: '# Notes on these files' is markup, not a card's name: not a rulings page",
-    "logo.png": ": binary content, not a known source format",
+    "logo.png": ":3: binary content, not a known source format",
     "package.json": (": JSON of no known shape (not Scryfall rulings or cards, nor MTGJSON)"),
     "notes/empty.txt": ":1: the file is empty",
 }
@@ -206,7 +206,7 @@ def test_another_tools_toml_is_no_catalog(engine: Engine, tmp_path: Path) -> Non
 def test_a_broken_catalog_is_still_an_error(engine: Engine, tmp_path: Path) -> None:
     catalog = tmp_path / "catalog.toml"
     catalog.write_text('[[cards]]\nname = "Card\n', "utf-8")
-    with pytest.raises(ParseError, match=r"catalog\.toml: not valid TOML"):
+    with pytest.raises(ParseError, match=r"catalog\.toml:2: not valid TOML"):
         run_import(engine, [catalog])
 
 

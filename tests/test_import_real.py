@@ -228,24 +228,28 @@ def test_broken_json_is_located_by_line_and_column(
 
 
 @pytest.mark.parametrize(
-    "tail,message",
+    "tail,line,reason",
     [
-        (b'" x]\n', "large.json:3: invalid JSON (lexical error: invalid char in json text.)"),
-        (b'"}]\n\n{"more": 1}\n', "large.json:5: content after the end of the JSON value"),
-        (b'"}]\n\xff\n', "large.json:4: not valid UTF-8 (byte 0xff)"),
-        (b'"}', "large.json:3: truncated JSON (parse error: premature EOF)"),
+        (b'" x]\n', 0, "invalid JSON (lexical error: invalid char in json text.)"),
+        (b'"}]\n\n{"more": 1}\n', 2, "content after the end of the JSON value"),
+        (b'"}]\n\xff\n', 1, "not valid UTF-8 (byte 0xff)"),
+        (b'"}', 0, "truncated JSON (parse error: premature EOF)"),
     ],
 )
 def test_broken_json_too_large_to_read_whole_is_located_line_by_line(
-    sqlite_url: str, tmp_path: Path, tail: bytes, message: str
+    sqlite_url: str, tmp_path: Path, tail: bytes, line: int, reason: str
 ) -> None:
     engine = make_engine(sqlite_url)
     bad = tmp_path / "large.json"
-    long_text = b"x" * streams.JSON_LOCATE_BYTES
-    bad.write_bytes(b'[\n{"object": "ruling", "oracle_id": "x",\n"comment": "' + long_text + tail)
+    # Rulings of a sane length (a single long one would stop at the text limit first), more
+    # than JSON_LOCATE_BYTES of them, then the break on the line after the last one's start.
+    filler = b'{"object": "ruling", "oracle_id": "x", "comment": "' + b"x" * 1000 + b'"},\n'
+    count = streams.JSON_LOCATE_BYTES // len(filler) + 1
+    head = b'[\n{"object": "ruling", "oracle_id": "x",\n"comment": "x'
+    bad.write_bytes(b"[\n" + filler * count + head[2:] + tail)
     with pytest.raises(ParseError) as raised:
         run_import(engine, [bad])
-    assert str(raised.value) == f"{tmp_path}/{message}"
+    assert str(raised.value) == f"{tmp_path}/large.json:{3 + count + line}: {reason}"
     engine.dispose()
 
 

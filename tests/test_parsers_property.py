@@ -285,6 +285,7 @@ WHOLE_FILE_REASONS = (
     "JSON of no known shape",  # what the file is, told from its first 64 KB
     "not an MTGJSON set, AllPrintings or AtomicCards file",
     "unreadable or truncated input",  # a damaged gzip stream: the archive, not a line, is bad
+    "TOML without [[mechanics]] or [[cards]]",  # what the file is: kb's catalog or not
 )
 _ONE_ERROR_LINE = re.compile(r"kb: error: (?P<where>[^\n]*?): (?P<reason>[^\n]+)\n")
 

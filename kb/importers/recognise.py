@@ -36,7 +36,8 @@ def detect_format(source: Input) -> str:
             raise UnknownFormat(source.name, reason)
         return CATALOG
     if b"\x00" in head:
-        raise UnknownFormat(source.name, "binary content, not a known source format")
+        line = head[: head.index(b"\x00")].count(b"\n") + 1
+        raise UnknownFormat(source.name, "binary content, not a known source format", line)
     try:
         found = streams.sniff_format(head, source.name)
     except ParseError as error:
