@@ -198,3 +198,14 @@ def assert_keys_and_pairs_follow_texts(engine: Engine) -> None:
         ):
             expected[(a.id, b.id)] = "same beginning"
     assert {(p.ruling_id, p.other_ruling_id): p.reason for p in pairs} == expected
+
+
+def scryfall_ruling(oracle_id: str = "a", **fields: object) -> dict[str, object]:
+    """A Scryfall ruling object, as the bulk file and the API give it, with ``fields`` changed."""
+    return {
+        "object": "ruling",
+        "oracle_id": oracle_id,
+        "source": "wotc",
+        "published_at": "2024-04-12",
+        "comment": f"ruling of {oracle_id}",
+    } | fields

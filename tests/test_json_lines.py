@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import scryfall_ruling
 from realdata import DATA, realdata
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -25,16 +26,6 @@ from kb.records import CardNameRecord, CardRecord, ParseError, RulingRecord
 TSA = "scryfall_card_otj_75_three_steps_ahead.json"
 WATCHDOG = "scryfall_card_m21_2_de_alpine_watchdog.json"
 DEREVI = "scryfall_rulings_list_derevi.json"
-
-
-def _ruling(oracle_id: str = "a", **fields: object) -> dict[str, object]:
-    return {
-        "object": "ruling",
-        "oracle_id": oracle_id,
-        "source": "wotc",
-        "published_at": "2024-04-12",
-        "comment": f"ruling of {oracle_id}",
-    } | fields
 
 
 def _lines(*values: object) -> bytes:
@@ -62,7 +53,9 @@ def _real_objects(name: str) -> list[dict[str, Any]]:
 
 
 def test_every_line_is_read_and_records_carry_their_line() -> None:
-    content = _lines(_ruling("a"), _ruling("b"), _ruling("a", comment="second of a"))
+    content = _lines(
+        scryfall_ruling("a"), scryfall_ruling("b"), scryfall_ruling("a", comment="second of a")
+    )
     rulings = _rulings(content)
     assert [(r.card.oracle_id, r.position, r.line) for r in rulings] == [
         ("a", 0, 1),
@@ -70,7 +63,13 @@ def test_every_line_is_read_and_records_carry_their_line() -> None:
         ("a", 1, 3),
     ]
     assert _without_lines(rulings) == _rulings(
-        json.dumps([_ruling("a"), _ruling("b"), _ruling("a", comment="second of a")]).encode()
+        json.dumps(
+            [
+                scryfall_ruling("a"),
+                scryfall_ruling("b"),
+                scryfall_ruling("a", comment="second of a"),
+            ]
+        ).encode()
     )
 
 
@@ -107,14 +106,21 @@ def test_orjson_gives_the_records_json_loads_gives() -> None:
 
 def test_blank_lines_a_bom_and_no_final_newline_are_fine() -> None:
     content = (
-        b"\xef\xbb\xbf\n" + _lines(_ruling("a")) + b"\n  \n" + json.dumps(_ruling("b")).encode()
+        b"\xef\xbb\xbf\n"
+        + _lines(scryfall_ruling("a"))
+        + b"\n  \n"
+        + json.dumps(scryfall_ruling("b")).encode()
     )
     assert [(r.card.oracle_id, r.line) for r in _rulings(content)] == [("a", 2), ("b", 5)]
 
 
 def test_a_list_object_on_a_line_gives_its_data() -> None:
-    page = {"object": "list", "has_more": False, "data": [_ruling("a"), _ruling("b")]}
-    rulings = _rulings(_lines(_ruling("z"), page))
+    page = {
+        "object": "list",
+        "has_more": False,
+        "data": [scryfall_ruling("a"), scryfall_ruling("b")],
+    }
+    rulings = _rulings(_lines(scryfall_ruling("z"), page))
     assert [(r.card.oracle_id, r.line) for r in rulings] == [("z", 1), ("a", 2), ("b", 2)]
 
 
@@ -122,42 +128,53 @@ def test_a_list_object_on_a_line_gives_its_data() -> None:
     "content,message",
     [
         (
-            _lines(_ruling(), _ruling(published_at="12.04.2024")),
+            _lines(scryfall_ruling(), scryfall_ruling(published_at="12.04.2024")),
             "rulings.jsonl:2: published_at '12.04.2024' is not a date YYYY-MM-DD",
         ),
-        (_lines(_ruling(), _ruling(comment=7)), "rulings.jsonl:2: comment 7 is not a string"),
         (
-            _lines(_ruling(), {"object": "card", "oracle_id": "a"}),
+            _lines(scryfall_ruling(), scryfall_ruling(comment=7)),
+            "rulings.jsonl:2: comment 7 is not a string",
+        ),
+        (
+            _lines(scryfall_ruling(), {"object": "card", "oracle_id": "a"}),
             "rulings.jsonl:2: object 'card' is not a ruling",
         ),
-        (_lines(_ruling(), [1, 2]), "rulings.jsonl:2: [1, 2] is not a JSON object"),
-        (_lines(_ruling(), "text"), "rulings.jsonl:2: 'text' is not a JSON object"),
+        (_lines(scryfall_ruling(), [1, 2]), "rulings.jsonl:2: [1, 2] is not a JSON object"),
+        (_lines(scryfall_ruling(), "text"), "rulings.jsonl:2: 'text' is not a JSON object"),
         (
-            _lines(_ruling()) + b'{"object": "ruling", "oracle_id"\n' + _lines(_ruling()),
+            _lines(scryfall_ruling())
+            + b'{"object": "ruling", "oracle_id"\n'
+            + _lines(scryfall_ruling()),
             "rulings.jsonl:2: invalid JSON: unexpected end of data (column 33)",
         ),
         (
-            _lines(_ruling()) + json.dumps(_ruling()).encode()[:-9],
+            _lines(scryfall_ruling()) + json.dumps(scryfall_ruling()).encode()[:-9],
             "rulings.jsonl:2: truncated JSON: unexpected end of data",
         ),
         (
-            _lines(_ruling()) + b"\n" + json.dumps(_ruling()).encode() + b" {}\n",
+            _lines(scryfall_ruling()) + b"\n" + json.dumps(scryfall_ruling()).encode() + b" {}\n",
             "rulings.jsonl:3: more than one JSON value on the line (column",
         ),
         (
-            _lines(_ruling()) + b'{"comment": "caf\xe9"}\n',
+            _lines(scryfall_ruling()) + b'{"comment": "caf\xe9"}\n',
             "rulings.jsonl:2: not valid UTF-8 (byte 0xe9, column 17)",
         ),
         (
-            _lines(_ruling(), {"object": "list", "data": [_ruling(), _ruling(comment=None)]}),
+            _lines(
+                scryfall_ruling(),
+                {"object": "list", "data": [scryfall_ruling(), scryfall_ruling(comment=None)]},
+            ),
             "rulings.jsonl:2: item 2: comment (missing) is not a string",
         ),
         (
-            _lines(_ruling(), {"object": "list", "data": "x"}),
+            _lines(scryfall_ruling(), {"object": "list", "data": "x"}),
             "rulings.jsonl:2: list: data 'x' is not a list of objects",
         ),
         (
-            _lines(_ruling(), {"object": "list", "data": [_ruling(), {"object": "set"}]}),
+            _lines(
+                scryfall_ruling(),
+                {"object": "list", "data": [scryfall_ruling(), {"object": "set"}]},
+            ),
             "rulings.jsonl:2: item 2: object 'set' is not a ruling",
         ),
     ],
@@ -171,18 +188,18 @@ def test_a_bad_line_is_named_by_its_number(content: bytes, message: str) -> None
 def test_a_line_too_long_to_be_an_object_is_an_error() -> None:
     huge = {"object": "ruling", "comment": "x" * json_lines.MAX_LINE_BYTES}
     with pytest.raises(ParseError) as raised:
-        _rulings(_lines(_ruling(), _ruling(), huge))
+        _rulings(_lines(scryfall_ruling(), scryfall_ruling(), huge))
     assert str(raised.value) == "rulings.jsonl:3: a line longer than 4 MiB is not one JSON object"
 
 
 def test_a_long_line_under_the_limit_is_read() -> None:
-    long = _ruling("b", comment="x" * (json_lines.MAX_LINE_BYTES - 200))
-    rulings = _rulings(_lines(_ruling("a"), long))
+    long = scryfall_ruling("b", comment="x" * (json_lines.MAX_LINE_BYTES - 200))
+    rulings = _rulings(_lines(scryfall_ruling("a"), long))
     assert [len(r.text) for r in rulings] == [len("ruling of a"), json_lines.MAX_LINE_BYTES - 200]
 
 
 def test_a_multi_line_object_is_named_as_item_1() -> None:
-    content = json.dumps(_ruling(comment=None), indent=1).encode()
+    content = json.dumps(scryfall_ruling(comment=None), indent=1).encode()
     with pytest.raises(ParseError) as raised:
         _rulings(content, "ruling.json")
     assert str(raised.value) == "ruling.json: item 1: comment (missing) is not a string"
@@ -191,10 +208,15 @@ def test_a_multi_line_object_is_named_as_item_1() -> None:
 @pytest.mark.parametrize(
     "content",
     [
-        json.dumps(_ruling(), indent=1).encode() + b"\n" + json.dumps(_ruling()).encode() + b"\n",
-        json.dumps(_ruling(), indent=1).encode() + b"\ngarbage\n",
-        json.dumps([_ruling()], indent=1).encode() + b"\n" + json.dumps([_ruling()]).encode(),
-        json.dumps({"object": "list", "data": [_ruling()]}, indent=1).encode() + b"\n]",
+        json.dumps(scryfall_ruling(), indent=1).encode()
+        + b"\n"
+        + json.dumps(scryfall_ruling()).encode()
+        + b"\n",
+        json.dumps(scryfall_ruling(), indent=1).encode() + b"\ngarbage\n",
+        json.dumps([scryfall_ruling()], indent=1).encode()
+        + b"\n"
+        + json.dumps([scryfall_ruling()]).encode(),
+        json.dumps({"object": "list", "data": [scryfall_ruling()]}, indent=1).encode() + b"\n]",
     ],
     ids=["object then object", "object then garbage", "array then array", "list then ]"],
 )
@@ -245,12 +267,14 @@ def test_the_issue_two_cards_in_a_jsonl_file_import_both(
         ),
         (
             "rulings.json",
-            json.dumps([_ruling()]).encode() + b"\n" + json.dumps([_ruling()]).encode(),
+            json.dumps([scryfall_ruling()]).encode()
+            + b"\n"
+            + json.dumps([scryfall_ruling()]).encode(),
             "rulings.json:2: content after the end of the JSON value (column 1)",
         ),
         (
             "rulings.jsonl.gz",
-            gzip.compress(_lines(_ruling()) + b"{oops}\n", mtime=0),
+            gzip.compress(_lines(scryfall_ruling()) + b"{oops}\n", mtime=0),
             "rulings.jsonl.gz:2: invalid JSON: unexpected character, expected a string key"
             " (column 2)",
         ),

@@ -5,6 +5,7 @@ import io
 import json
 
 import pytest
+from conftest import scryfall_ruling
 from realdata import realdata
 
 from kb.importers import scryfall
@@ -21,16 +22,6 @@ def _cards(content: bytes) -> list[CardRecord | CardNameRecord]:
     return list(scryfall.parse_cards(io.BytesIO(content), "cards.json"))
 
 
-def _ruling(oracle_id: str = "a", **fields: object) -> dict[str, object]:
-    return {
-        "object": "ruling",
-        "oracle_id": oracle_id,
-        "source": "wotc",
-        "published_at": "2024-04-12",
-        "comment": f"ruling of {oracle_id}",
-    } | fields
-
-
 def test_rulings_list_of_derevi() -> None:
     rulings = _rulings(realdata("scryfall_rulings_list_derevi.json").read_bytes())
     assert [ruling.origin for ruling in rulings] == ["scryfall", "wotc", "wotc"]
@@ -43,7 +34,13 @@ def test_rulings_list_of_derevi() -> None:
 
 
 def test_ruling_positions_count_per_card_in_file_order() -> None:
-    bulk = [_ruling("a"), _ruling("b"), _ruling("a"), _ruling("a"), _ruling("b")]
+    bulk = [
+        scryfall_ruling("a"),
+        scryfall_ruling("b"),
+        scryfall_ruling("a"),
+        scryfall_ruling("a"),
+        scryfall_ruling("b"),
+    ]
     rulings = _rulings(json.dumps(bulk).encode())
     assert [(ruling.card.oracle_id, ruling.position) for ruling in rulings] == [
         ("a", 0),
@@ -65,14 +62,14 @@ def test_ruling_positions_count_per_card_in_file_order() -> None:
     ],
 )
 def test_wrong_types_name_the_item(bad_field: dict[str, object], reason: str) -> None:
-    content = json.dumps([_ruling(), _ruling() | bad_field]).encode()
+    content = json.dumps([scryfall_ruling(), scryfall_ruling() | bad_field]).encode()
     with pytest.raises(ParseError) as raised:
         _rulings(content)
     assert str(raised.value).startswith(f"rulings.json: {reason}")
 
 
 def test_truncated_json_is_a_parse_error() -> None:
-    content = json.dumps([_ruling(), _ruling()]).encode()[:-30]
+    content = json.dumps([scryfall_ruling(), scryfall_ruling()]).encode()[:-30]
     with pytest.raises(ParseError, match=r"^rulings\.json: truncated or invalid JSON"):
         _rulings(content)
 
