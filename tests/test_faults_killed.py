@@ -211,6 +211,43 @@ def _wal_written(url: str) -> Callable[[], bool]:
     return written
 
 
+def kill_trials(
+    stores: Stores,
+    command: list[str],
+    what: str,
+    duration: float,
+    committing: Callable[[str], Callable[[], bool]],
+    states: tuple[dict[str, str], dict[str, str], dict[str, str]],
+    rerun: bool,
+) -> list[str]:
+    """Run ``command`` on copies of ``stores``' store, each killed at a seeded moment (and,
+    on SQLite, as it commits); each leaves a whole store, all or nothing of the command, and
+    the command made again gives the completed result. ``states``: the store's digests before
+    and after the command, and after it without ids. Says, per kill, whether "all" or
+    "nothing" of the command landed."""
+    before, after, after_without_ids = states
+    trials: list[tuple[float, Callable[[str], Callable[[], bool]] | None]] = [
+        (delay, None) for delay in delays(f"{what} {stores.url[:6]}", duration)
+    ]
+    if stores.postgres is None:
+        trials.append((0.0, committing))
+    outcomes = []
+    for delay, at in trials:
+        url = stores.copy()
+        killed = run_and_kill(_kb(url, *command), delay, at(url) if at else None)
+        assert_whole(url)
+        found = store_digest(url)
+        assert found in (before, after), f"killed after {delay:.2f} s: a part of the {what}"
+        outcomes.append("all" if found == after else "nothing")
+        assert killed.finished <= (found == after)
+        if rerun or found == before:
+            _run(_kb(url, *command))
+            assert_whole(url)
+            assert store_digest(url, ids=False) == after_without_ids
+        stores.drop(url)
+    return outcomes
+
+
 def test_import_killed_leaves_all_or_nothing(demo_store: Stores, corpus: Path) -> None:
     before = store_digest(demo_store.url)
     reference = demo_store.copy()
@@ -220,24 +257,16 @@ def test_import_killed_leaves_all_or_nothing(demo_store: Stores, corpus: Path) -
     after_without_ids = store_digest(reference, ids=False)
     assert after != before
     demo_store.drop(reference)
-    trials: list[tuple[float, Callable[[str], Callable[[], bool]] | None]] = [
-        (delay, None) for delay in delays(f"import {demo_store.url[:6]}", duration)
-    ]
-    if demo_store.postgres is None:
-        trials.append((0.0, _sqlite_committing))
-    outcomes = []
-    for delay, at in trials:
-        url = demo_store.copy()
-        killed = run_and_kill(_kb(url, *command), delay, at(url) if at else None)
-        assert_whole(url)
-        found = store_digest(url)
-        assert found in (before, after), f"killed after {delay:.2f} s: a part of the import"
-        outcomes.append("all" if found == after else "nothing")
-        assert killed.finished <= (found == after)
-        _run(_kb(url, *command))  # the next command works, whatever the kill left
-        assert_whole(url)
-        assert store_digest(url, ids=False) == after_without_ids
-        demo_store.drop(url)
+    # The next command works, whatever the kill left: an import made again changes nothing.
+    outcomes = kill_trials(
+        demo_store,
+        command,
+        "import",
+        duration,
+        _sqlite_committing,
+        (before, after, after_without_ids),
+        rerun=True,
+    )
     assert "nothing" in outcomes  # the kills did land while the import was at work
 
 
@@ -417,22 +446,15 @@ def test_edit_killed_leaves_all_or_nothing(
         "rulings",
     }
     edited.drop(reference)
-    trials: list[tuple[float, Callable[[str], Callable[[], bool]] | None]] = [
-        (delay, None) for delay in delays(f"edit {edited.url[:6]}", duration)
-    ]
-    if edited.postgres is None:
-        trials.append((0.0, _wal_written))
-    outcomes = []
-    for delay, at in trials:
-        url = edited.copy()
-        killed = run_and_kill(_kb(url, *command), delay, at(url) if at else None)
-        assert_whole(url)
-        found = store_digest(url)
-        assert found in (before, after), f"killed after {delay:.2f} s: a part of the edit"
-        outcomes.append("all" if found == after else "nothing")
-        assert killed.finished <= (found == after)
-        if found == before:  # the next command works: the edit, made again, lands whole
-            _run(_kb(url, *command))
-            assert store_digest(url, ids=False) == after_without_ids
-        edited.drop(url)
+    # The next command works: an edit the kill stopped, made again, lands whole (one that
+    # landed would now be a conflict, as the text it expects is gone).
+    outcomes = kill_trials(
+        edited,
+        command,
+        "edit",
+        duration,
+        _wal_written,
+        (before, after, after_without_ids),
+        rerun=False,
+    )
     assert "nothing" in outcomes
