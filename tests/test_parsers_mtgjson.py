@@ -96,6 +96,39 @@ def test_an_all_printings_set_of_the_wrong_type_is_an_error(second: object, reas
     assert str(raised.value) == f"cards.json: {reason}"
 
 
+@pytest.mark.parametrize("wrapped", [True, False])
+@pytest.mark.parametrize(
+    "cards,shown",
+    [(5, "5"), ({"a": 1}, "an object"), ("x", "'x'"), (None, "null"), (True, "True")],
+)
+def test_a_set_whose_cards_are_not_a_list_is_an_error(
+    wrapped: bool, cards: object, shown: str
+) -> None:
+    """It imported no card and succeeded: ijson's "data.cards.item" matches nothing there."""
+    # A booster past the 64 KB head first, as in real set files: the type lies beyond it.
+    booster = {"default": {"sheets": {f"sheet{n}": {"cards": {"x" * 60: n}} for n in range(2000)}}}
+    bare = {"baseSetSize": 1, "booster": booster, "cards": cards, "code": "OTX"}
+    document = {"meta": {}, "data": bare} if wrapped else bare
+    assert len(json.dumps(booster)) > streams.SNIFF_BYTES
+    with pytest.raises(ParseError) as raised:
+        _parse_json(document)
+    prefix = "data.cards" if wrapped else "cards"
+    assert str(raised.value) == f"cards.json: {prefix} {shown} is not a list"
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_a_set_with_a_large_booster_before_its_cards_reads_them_all(wrapped: bool) -> None:
+    excerpt = _excerpt()
+    booster = {"default": {"sheets": {f"sheet{n}": {"cards": {"x" * 60: n}} for n in range(2000)}}}
+    bare = {"baseSetSize": 1, "booster": booster} | excerpt
+    document = {"meta": {}, "data": bare} if wrapped else bare
+    assert _parse_json(document) == _parse_json(_excerpt())
+
+
+def test_a_set_without_cards_has_none() -> None:
+    assert _parse_json({"meta": {}, "data": {"baseSetSize": 0, "code": "OTX"}}) == []
+
+
 def test_an_all_printings_set_without_cards_has_none() -> None:
     records = _parse_json({"meta": {}, "data": {"OTJ": _excerpt(), "OTX": {"code": "OTX"}}})
     assert records == _parse_json(_excerpt())

@@ -22,8 +22,8 @@ from kb.importers.streams import (
     ATOMIC_CARDS,
     BARE_SET,
     SET_FILE,
+    json_array_items,
     json_head_events,
-    json_items,
     json_kvitems,
     json_object,
     mtgjson_shape,
@@ -74,9 +74,9 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MtgjsonRecord]:
 
 def _face_objects(stream: BinaryIO, shape: str, path: str) -> Iterator[object]:
     if shape == SET_FILE:
-        return json_items(stream, "data.cards.item")
+        return json_array_items(stream, "data.cards", path)
     if shape == BARE_SET:
-        return json_items(stream, "cards.item")
+        return json_array_items(stream, "cards", path)
     if shape == ALL_PRINTINGS:
         # One whole set at a time (a set is small): an ijson prefix cannot name "any key".
         sets = json_kvitems(stream, "data")

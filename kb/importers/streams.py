@@ -166,6 +166,52 @@ def json_items(stream: BinaryIO, prefix: str) -> Iterator[object]:
     return items
 
 
+def json_array_items(stream: BinaryIO, prefix: str, name: str) -> Iterator[object]:
+    """The items of the array at ``prefix`` ("data.cards"), streamed; none where the document
+    has no value there. Any other value than an array is an error: ijson's "data.cards.item"
+    alone matches nothing in an object or a number, and the file would import as empty.
+
+    The type is read first with ijson's events, which stop at the value's first event (in an
+    MTGJSON set file, after ``booster``: past any head a sniffer reads); the bytes read so far
+    are kept and served again to the streaming parse."""
+    seen = _Recording(stream)
+    found: JsonEvent | None = None
+    for event in ijson.parse(seen, use_float=True):
+        if event[0] == prefix:
+            found = event
+            break
+    if found is None:
+        return iter(())
+    if found[1] != "start_array":
+        value = {"start_map": "an object", "null": "null"}.get(found[1]) or _shown(found[2])
+        raise ParseError(name, f"{prefix} {value} is not a list")
+    return json_items(replay(seen.recorded(), stream), f"{prefix}.item")
+
+
+class _Recording(io.RawIOBase):
+    """A stream that keeps a copy of every byte read through it."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._chunks: list[bytes] = []
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        self._chunks.append(data)
+        return data
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def recorded(self) -> bytes:
+        return b"".join(self._chunks)
+
+
 def json_kvitems(stream: BinaryIO, prefix: str) -> Iterator[tuple[str, object]]:
     """The key-value pairs of the JSON object at ``prefix``, streamed one value at a time."""
     pairs: Iterator[tuple[str, object]] = ijson.kvitems(stream, prefix, use_float=True)
