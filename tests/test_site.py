@@ -25,10 +25,12 @@ from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
-from kb.site import OutputFolderError, render
-from kb.site import build as site_build
-from kb.site.build import MANIFEST, BuildOptions, build
+from kb.site import OutputFolderError, other_pages, render, staging, workers
+from kb.site.build import BuildOptions, build
 from kb.site.collation import collated, label, sectioned
+from kb.site.fingerprints import digest
+from kb.site.manifest import Manifest
+from kb.site.output import MANIFEST
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND
 from kb.site.serve import preview_server
@@ -299,14 +301,14 @@ def test_large_pages_are_encoded_in_slices(
     """Pages longer than ENCODED_AT_ONCE are hashed and written a slice at a time: the same
     bytes and hashes, slices cutting through multi-byte characters (the Japanese pages)."""
     whole = build(demo_store, tmp_path / "whole").out
-    monkeypatch.setattr(site_build, "ENCODED_AT_ONCE", 7)
+    monkeypatch.setattr(staging, "ENCODED_AT_ONCE", 7)
     sliced = build(demo_store, tmp_path / "sliced").out
     assert _pages(sliced) == _pages(whole)
-    manifest = site_build.Manifest.read(sliced)
+    manifest = Manifest.read(sliced)
     assert manifest is not None
-    assert manifest.pages == site_build.Manifest.read(whole).pages  # type: ignore[union-attr]
+    assert manifest.pages == Manifest.read(whole).pages  # type: ignore[union-attr]
     for path, (_fingerprint, content) in manifest.pages.items():
-        assert site_build.digest((sliced / path).read_bytes()) == content, path
+        assert digest((sliced / path).read_bytes()) == content, path
 
 
 def test_rulings_are_shown_as_text(demo_store: Engine, tmp_path: Path) -> None:
@@ -450,7 +452,7 @@ def test_failed_build_leaves_the_previous_site(
     def broken(*_args: object) -> list[render.Page]:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(site_build, "cards_page", broken)
+    monkeypatch.setattr(other_pages, "cards_page", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         build(demo_store, out)
     assert _files(out) == before
@@ -520,7 +522,7 @@ def test_parallel_build_splits_cards_across_workers(
     for number in range(5):
         _add_card(demo_store, f"Card {number}")
     serial = build(demo_store, tmp_path / "serial")
-    monkeypatch.setattr(site_build, "CARDS_PER_TASK", 2)
+    monkeypatch.setattr(workers, "CARDS_PER_TASK", 2)
     parallel = build(demo_store, tmp_path / "parallel", BuildOptions(jobs=2))
     assert _pages(serial.out) == _pages(parallel.out)
     assert parallel.pages == serial.pages == 11 * (7 + 4) + 4
@@ -528,13 +530,13 @@ def test_parallel_build_splits_cards_across_workers(
 
 def test_shares_shrink_towards_the_end_so_workers_finish_together() -> None:
     for count in (0, 1, 90, 500, 501, 3_000, 30_000):
-        bounds = list(site_build._share_bounds(count, 2))
+        bounds = list(workers.share_bounds(count, 2))
         ends = [end for _start, end in bounds]
         assert bounds == list(zip([0, *ends], ends, strict=False))  # one after the other
         assert ends[-1:] == ([count] if count else [])
-        assert all(0 < end - start <= site_build.CARDS_PER_TASK for start, end in bounds)
-    assert [len(list(site_build._share_bounds(count, 2))) for count in (0, 90, 500)] == [0, 1, 1]
-    sizes = [end - start for start, end in site_build._share_bounds(30_000, 2)]
+        assert all(0 < end - start <= workers.CARDS_PER_TASK for start, end in bounds)
+    assert [len(list(workers.share_bounds(count, 2))) for count in (0, 90, 500)] == [0, 1, 1]
+    sizes = [end - start for start, end in workers.share_bounds(30_000, 2)]
     assert sizes[:50] == [500] * 50  # a large build reads full shares by ranges of ids
     assert sizes[-4:] == [100, 100, 100, 57]  # and ends with small ones
     assert sizes == sorted(sizes, reverse=True)
