@@ -33,7 +33,7 @@ from kb.site.other_pages import OtherDone, OtherPagesPlan, plan_other_pages, sta
 from kb.site.output import Output, files
 from kb.site.reading import reading
 from kb.site.render import CardPages, Languages, Urls
-from kb.site.staging import Staging, check_output_folder, move_into_place
+from kb.site.staging import Stager, check_output_folder, move_into_place
 from kb.site.watch_state import CodeChanged, FinishedBuild, WatchState
 from kb.site.workers import CardJob, CardResult, render_shares, share_bounds
 
@@ -175,8 +175,8 @@ def _build(
     try:
         for locale in options.locales:
             (staging / locale.folder / "cards").mkdir(parents=True)
-        stage = Staging(staging, previous)
-        job = CardJob(engine, index, stage, manifest, card_pages, fingerprints, mechanics, built)
+        stager = Stager(staging, previous)
+        job = CardJob(engine, index, stager, manifest, card_pages, fingerprints, mechanics, built)
 
         def other_pages() -> tuple[OtherPagesPlan, OtherDone]:
             # A full build renders every other page while the workers render the cards; an
@@ -186,7 +186,7 @@ def _build(
                 mechanics, names, card_pages.rulings,
                 kept.sitemaps(index, mechanics) if kept is not None else {}, full,
             )  # fmt: skip
-            return plan, stage_other_pages(plan, None, manifest, stage) if full else []
+            return plan, stage_other_pages(plan, None, manifest, stager) if full else []
 
         cards_done, (plan, others_done) = render_shares(
             job, shares, options.jobs, progress, other_pages
@@ -195,7 +195,7 @@ def _build(
             names[result.position] = result.record.names
         other_fingerprints = plan.fingerprints()
         if not full:
-            others_done = stage_other_pages(plan, other_fingerprints, manifest, stage)
+            others_done = stage_other_pages(plan, other_fingerprints, manifest, stager)
         deleted = manifest.cards.keys() - index.slugs  # cards the previous site has
         new = _new_manifest(
             index, options, cards_done, other_fingerprints, manifest, others_done,

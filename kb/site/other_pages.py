@@ -34,7 +34,7 @@ from kb.site.render import (
     sitemap_path,
     stylesheet,
 )
-from kb.site.staging import Staging
+from kb.site.staging import Stager
 
 SITEMAP_GROUPS = 300
 """Pages (each in 11 languages) per sitemap file: 3,300 addresses (about 4 MB with their
@@ -218,12 +218,12 @@ def stage_other_pages(
     plan: OtherPagesPlan,
     fingerprints: dict[str, str] | None,
     manifest: Manifest,
-    staging: Staging,
+    stager: Stager,
 ) -> OtherDone:
     """Render and stage the other pages: all of them (``fingerprints`` None), or those whose
     fingerprint differs from the ``manifest``'s (the previous site's) or whose file is
     missing."""
-    previous = staging.previous
+    previous = stager.previous
     done = []
     for path, renderer in plan.renderers:
         recorded, old_hash = manifest.pages.get(path, ("", ""))
@@ -234,6 +234,6 @@ def stage_other_pages(
             and previous.present(path)
         ):
             continue
-        done.append((path, *staging.stage(renderer(), old_hash)))
+        done.append((path, *stager.stage(renderer(), old_hash)))
     plan.staged()
     return done

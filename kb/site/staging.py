@@ -20,9 +20,9 @@ from kb.site.render import Page
 
 
 @dataclass(frozen=True)
-class Staging:
-    """A build's staging folder, and the previous site, whose pages' bytes need not be written
-    again."""
+class Stager:
+    """Writes pages into a build's staging folder, except those whose bytes the previous site
+    holds already."""
 
     folder: Path
     previous: Previous | None

@@ -28,7 +28,7 @@ from kb.site.fingerprints import Fingerprints
 from kb.site.manifest import CardRecord, Manifest
 from kb.site.reading import reading
 from kb.site.render import CardPages
-from kb.site.staging import Staging
+from kb.site.staging import Stager
 
 CARDS_PER_TASK = 500
 
@@ -41,7 +41,7 @@ class CardJob:
     engine: Engine
     """Workers read their shares of the cards themselves, on connections of their own."""
     index: SiteIndex
-    staging: Staging
+    stager: Stager
     manifest: Manifest
     """The previous site's record (empty if none): fingerprints and hashes of its pages."""
     card_pages: CardPages
@@ -85,13 +85,13 @@ def render_cards(job: CardJob, share: list[int]) -> list[CardResult]:
         if record is None or record.fingerprint != fingerprint:
             if not every_locale:
                 fingerprint = ""  # its pages in the locales not built are not of this fingerprint
-        elif job.staging.previous is not None:
-            stale = job.staging.previous.missing_pages(card, record.hashes, job.locales)
+        elif job.stager.previous is not None:
+            stale = job.stager.previous.missing_pages(card, record.hashes, job.locales)
         hashes = job.manifest.card_hashes(card.slug)
         written = set()
         for locale in stale:
             page = job.card_pages.render(card, LOCALES[locale])
-            hashes[locale], changed = job.staging.stage(page, hashes[locale])
+            hashes[locale], changed = job.stager.stage(page, hashes[locale])
             if changed:
                 written.add(locale)
         record = CardRecord(fingerprint, names, "".join(hashes))
