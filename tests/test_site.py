@@ -3,14 +3,19 @@ build that is deterministic, incremental, atomic and parallel."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 import shutil
+import signal
 import threading
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Any
 from urllib.parse import urldefrag
 
 import html5lib
@@ -526,6 +531,59 @@ def test_parallel_build_splits_cards_across_workers(
     parallel = build(demo_store, tmp_path / "parallel", BuildOptions(jobs=2))
     assert _pages(serial.out) == _pages(parallel.out)
     assert parallel.pages == serial.pages == 11 * (7 + 4) + 4
+
+
+def _parallel_build_whose_worker(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: Callable[[], None]
+) -> tuple[Path, dict[str, bytes]]:
+    """A site, then a parallel build over it (shares of 2 of 8 cards: 4 shares, 2 workers)
+    whose workers call ``fails`` before they read a share: the site and what it held."""
+    out = build(demo_store, tmp_path / "site").out
+    before = _files(out)
+    for number in range(5):
+        _add_card(demo_store, f"Card {number}")
+    parent = os.getpid()
+    read = workers.load_cards
+
+    def failing(*args: Any) -> Any:
+        if os.getpid() != parent:
+            fails()
+        return read(*args)
+
+    monkeypatch.setattr(workers, "CARDS_PER_TASK", 2)
+    monkeypatch.setattr(workers, "load_cards", failing)
+    return out, before
+
+
+def test_a_workers_error_fails_the_build_and_leaves_the_previous_site(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full() -> None:
+        raise OSError(28, "No space left on device")
+
+    out, before = _parallel_build_whose_worker(demo_store, tmp_path, monkeypatch, disk_full)
+    with pytest.raises(OSError, match="No space left on device"):
+        build(demo_store, out, BuildOptions(jobs=2))
+    assert _files(out) == before
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]
+    assert not multiprocessing.active_children()  # the workers stopped, none left behind
+
+
+def test_a_killed_worker_fails_the_build_and_leaves_the_previous_site(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def killed() -> None:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    out, before = _parallel_build_whose_worker(demo_store, tmp_path, monkeypatch, killed)
+    with pytest.raises(BrokenProcessPool, match="terminated abruptly"):
+        build(demo_store, out, BuildOptions(jobs=2))
+    assert _files(out) == before
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]
+    assert not multiprocessing.active_children()
+    monkeypatch.undo()  # the next build's workers live: it gives the whole new site
+    build(demo_store, out, BuildOptions(jobs=2))
+    assert _pages(out) == _pages(build(demo_store, tmp_path / "fresh").out)
 
 
 def test_shares_shrink_towards_the_end_so_workers_finish_together() -> None:
