@@ -14,6 +14,7 @@ import urllib.request
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag
@@ -533,6 +534,15 @@ def test_parallel_build_splits_cards_across_workers(
     assert parallel.pages == serial.pages == 11 * (7 + 4) + 4
 
 
+def _open_files() -> list[str]:
+    """What the process's file descriptors are open on."""
+    found = []
+    for descriptor in os.listdir("/proc/self/fd"):
+        with suppress(FileNotFoundError):  # listdir's own, closed since
+            found.append(os.readlink(f"/proc/self/fd/{descriptor}"))
+    return sorted(found)
+
+
 def _parallel_build_whose_worker(
     demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: Callable[[], None]
 ) -> tuple[Path, dict[str, bytes]]:
@@ -567,6 +577,10 @@ def test_a_workers_error_fails_the_build_and_leaves_the_previous_site(
     assert _files(out) == before
     assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]
     assert not multiprocessing.active_children()  # the workers stopped, none left behind
+    held = _open_files()
+    with pytest.raises(OSError, match="No space left on device"):
+        build(demo_store, out, BuildOptions(jobs=2))
+    assert _open_files() == held  # nor their pipes: kb build --watch forks workers for each build
 
 
 def test_a_killed_worker_fails_the_build_and_leaves_the_previous_site(

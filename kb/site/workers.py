@@ -142,6 +142,9 @@ def render_shares(
     taken = context.Value("q", 0)  # shares handed out: each worker takes the next one
     readers: list[Connection] = []
     workers = []
+    arrived: queue.SimpleQueue[tuple[int, list[CardResult]] | BaseException] = queue.SimpleQueue()
+    # Read as they come, or the workers would wait on full pipes while the parent is busy.
+    gatherer = threading.Thread(target=_gather, args=(readers, arrived), daemon=True)
     try:
         for _worker in range(jobs):
             reader, writer = context.Pipe(duplex=False)
@@ -150,11 +153,7 @@ def render_shares(
             writer.close()  # the worker's alone: its end closes when the worker exits
             readers.append(reader)
             workers.append(worker)
-        arrived: queue.SimpleQueue[tuple[int, list[CardResult]] | BaseException] = (
-            queue.SimpleQueue()
-        )
-        # Read as they come, or the workers would wait on full pipes while the parent is busy.
-        threading.Thread(target=_gather, args=(readers, arrived), daemon=True).start()
+        gatherer.start()
         result = meanwhile()
         received: dict[int, list[CardResult]] = {}
         reported = 0
@@ -175,6 +174,11 @@ def render_shares(
     finally:
         for worker in workers:
             worker.join()
+            worker.close()
+        if gatherer.is_alive():
+            gatherer.join()  # it ends once every worker's pipe has: they are gone
+        for reader in readers:
+            reader.close()  # a build that keeps running forks workers for each build
     return cards_done, result
 
 
