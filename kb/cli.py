@@ -30,7 +30,7 @@ from kb.site import WATCH_INTERVAL, OutputFolderError
 from kb.store import close_store, open_store
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
-    from kb.site.build import BuildOptions, BuildResult, Kept
+    from kb.site.build import BuildOptions, BuildResult, WatchState
 
 LOCALE_CHOICE = click.Choice(LOCALE_CODES, case_sensitive=False)
 """A locale code as an argument, in any case (``pt-br`` is ``pt-BR``)."""
@@ -418,11 +418,11 @@ def build_command(
     keeps what it read and builds again after each write to the store, in a fraction of the
     time a new kb build takes.
     """
-    from kb.site.build import BuildOptions, Kept, build
+    from kb.site.build import BuildOptions, WatchState, build
 
     options = BuildOptions(locales=locales, jobs=jobs, full=full, base_url=base_url)
     engine = app.engine()
-    kept = Kept() if watch else None
+    kept = WatchState() if watch else None
     with clear_errors(out), ExitStack() as stack:
         advance: list[Callable[[int, int], None]] = []
         done = 0
@@ -442,7 +442,7 @@ def build_command(
 
 
 def _keep_watching(
-    app: App, engine: Engine, out: Path, options: BuildOptions, kept: Kept, interval: float
+    app: App, engine: Engine, out: Path, options: BuildOptions, kept: WatchState, interval: float
 ) -> None:
     """kb build --watch, after its first build: a line per build until stopped."""
     from kb.site.build import CodeChanged

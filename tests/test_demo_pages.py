@@ -9,7 +9,8 @@ from realdata import DATA
 from sqlalchemy.engine import Engine
 
 from kb.importing import run_import
-from kb.site.build import MANIFEST, build
+from kb.site.build import build
+from kb.site.output import MANIFEST
 
 
 @pytest.fixture

@@ -3,14 +3,20 @@ build that is deterministic, incremental, atomic and parallel."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 import shutil
+import signal
 import threading
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from pathlib import Path
+from typing import Any
 from urllib.parse import urldefrag
 
 import html5lib
@@ -25,10 +31,12 @@ from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
-from kb.site import OutputFolderError, render
-from kb.site import build as site_build
-from kb.site.build import MANIFEST, BuildOptions, build
+from kb.site import OutputFolderError, other_pages, render, staging, workers
+from kb.site.build import BuildOptions, build
 from kb.site.collation import collated, label, sectioned
+from kb.site.fingerprints import digest
+from kb.site.manifest import Manifest
+from kb.site.output import MANIFEST
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND
 from kb.site.serve import preview_server
@@ -299,14 +307,14 @@ def test_large_pages_are_encoded_in_slices(
     """Pages longer than ENCODED_AT_ONCE are hashed and written a slice at a time: the same
     bytes and hashes, slices cutting through multi-byte characters (the Japanese pages)."""
     whole = build(demo_store, tmp_path / "whole").out
-    monkeypatch.setattr(site_build, "ENCODED_AT_ONCE", 7)
+    monkeypatch.setattr(staging, "ENCODED_AT_ONCE", 7)
     sliced = build(demo_store, tmp_path / "sliced").out
     assert _pages(sliced) == _pages(whole)
-    manifest = site_build.Manifest.read(sliced)
+    manifest = Manifest.read(sliced)
     assert manifest is not None
-    assert manifest.pages == site_build.Manifest.read(whole).pages  # type: ignore[union-attr]
+    assert manifest.pages == Manifest.read(whole).pages  # type: ignore[union-attr]
     for path, (_fingerprint, content) in manifest.pages.items():
-        assert site_build.digest((sliced / path).read_bytes()) == content, path
+        assert digest((sliced / path).read_bytes()) == content, path
 
 
 def test_rulings_are_shown_as_text(demo_store: Engine, tmp_path: Path) -> None:
@@ -450,7 +458,7 @@ def test_failed_build_leaves_the_previous_site(
     def broken(*_args: object) -> list[render.Page]:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(site_build, "cards_page", broken)
+    monkeypatch.setattr(other_pages, "cards_page", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         build(demo_store, out)
     assert _files(out) == before
@@ -520,21 +528,87 @@ def test_parallel_build_splits_cards_across_workers(
     for number in range(5):
         _add_card(demo_store, f"Card {number}")
     serial = build(demo_store, tmp_path / "serial")
-    monkeypatch.setattr(site_build, "CARDS_PER_TASK", 2)
+    monkeypatch.setattr(workers, "CARDS_PER_TASK", 2)
     parallel = build(demo_store, tmp_path / "parallel", BuildOptions(jobs=2))
     assert _pages(serial.out) == _pages(parallel.out)
     assert parallel.pages == serial.pages == 11 * (7 + 4) + 4
 
 
+def _open_files() -> list[str]:
+    """What the process's file descriptors are open on."""
+    found = []
+    for descriptor in os.listdir("/proc/self/fd"):
+        with suppress(FileNotFoundError):  # listdir's own, closed since
+            found.append(os.readlink(f"/proc/self/fd/{descriptor}"))
+    return sorted(found)
+
+
+def _parallel_build_whose_worker(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: Callable[[], None]
+) -> tuple[Path, dict[str, bytes]]:
+    """A site, then a parallel build over it (shares of 2 of 8 cards: 4 shares, 2 workers)
+    whose workers call ``fails`` before they read a share: the site and what it held."""
+    out = build(demo_store, tmp_path / "site").out
+    before = _files(out)
+    for number in range(5):
+        _add_card(demo_store, f"Card {number}")
+    parent = os.getpid()
+    read = workers.load_cards
+
+    def failing(*args: Any) -> Any:
+        if os.getpid() != parent:
+            fails()
+        return read(*args)
+
+    monkeypatch.setattr(workers, "CARDS_PER_TASK", 2)
+    monkeypatch.setattr(workers, "load_cards", failing)
+    return out, before
+
+
+def test_a_workers_error_fails_the_build_and_leaves_the_previous_site(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full() -> None:
+        raise OSError(28, "No space left on device")
+
+    out, before = _parallel_build_whose_worker(demo_store, tmp_path, monkeypatch, disk_full)
+    with pytest.raises(OSError, match="No space left on device"):
+        build(demo_store, out, BuildOptions(jobs=2))
+    assert _files(out) == before
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]
+    assert not multiprocessing.active_children()  # the workers stopped, none left behind
+    held = _open_files()
+    with pytest.raises(OSError, match="No space left on device"):
+        build(demo_store, out, BuildOptions(jobs=2))
+    assert _open_files() == held  # nor their pipes: kb build --watch forks workers for each build
+
+
+def test_a_killed_worker_fails_the_build_and_leaves_the_previous_site(
+    demo_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def killed() -> None:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    out, before = _parallel_build_whose_worker(demo_store, tmp_path, monkeypatch, killed)
+    with pytest.raises(BrokenProcessPool, match="terminated abruptly"):
+        build(demo_store, out, BuildOptions(jobs=2))
+    assert _files(out) == before
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]
+    assert not multiprocessing.active_children()
+    monkeypatch.undo()  # the next build's workers live: it gives the whole new site
+    build(demo_store, out, BuildOptions(jobs=2))
+    assert _pages(out) == _pages(build(demo_store, tmp_path / "fresh").out)
+
+
 def test_shares_shrink_towards_the_end_so_workers_finish_together() -> None:
     for count in (0, 1, 90, 500, 501, 3_000, 30_000):
-        bounds = list(site_build._share_bounds(count, 2))
+        bounds = list(workers.share_bounds(count, 2))
         ends = [end for _start, end in bounds]
         assert bounds == list(zip([0, *ends], ends, strict=False))  # one after the other
         assert ends[-1:] == ([count] if count else [])
-        assert all(0 < end - start <= site_build.CARDS_PER_TASK for start, end in bounds)
-    assert [len(list(site_build._share_bounds(count, 2))) for count in (0, 90, 500)] == [0, 1, 1]
-    sizes = [end - start for start, end in site_build._share_bounds(30_000, 2)]
+        assert all(0 < end - start <= workers.CARDS_PER_TASK for start, end in bounds)
+    assert [len(list(workers.share_bounds(count, 2))) for count in (0, 90, 500)] == [0, 1, 1]
+    sizes = [end - start for start, end in workers.share_bounds(30_000, 2)]
     assert sizes[:50] == [500] * 50  # a large build reads full shares by ranges of ids
     assert sizes[-4:] == [100, 100, 100, 57]  # and ends with small ones
     assert sizes == sorted(sizes, reverse=True)

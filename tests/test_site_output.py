@@ -31,11 +31,11 @@ from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
-from kb.site import OutputFolderError, render
-from kb.site import build as site_build
+from kb.site import OutputFolderError, other_pages, render
 from kb.site import output as site_output
-from kb.site.build import MANIFEST, BuildOptions, BuildResult, Kept, Manifest, build
-from kb.site.output import CURRENT, VERSION_PREFIX
+from kb.site.build import BuildOptions, BuildResult, WatchState, build
+from kb.site.manifest import Manifest
+from kb.site.output import CURRENT, MANIFEST, VERSION_PREFIX
 from kb.site.serve import preview_server
 from kb.site.watch import watch
 
@@ -135,7 +135,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
 
     _edit_spree_modes(demo_store, "never shown.")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(site_build, "mechanic_page", _broken)  # both builds render it
+        patch.setattr(other_pages, "mechanic_page", _broken)  # both builds render it
         for options in (BuildOptions(), BuildOptions(full=True)):
             with pytest.raises(RuntimeError, match="disk full"):
                 build(demo_store, mount_point, options)
@@ -242,7 +242,7 @@ def test_watching_a_mount_point(demo_store: Engine, mount_point: Path) -> None:
     """kb build --watch into a mount point: each build moves pages into the live version
     folder, and the manifest written when the store is quiet is that folder's (the link to it
     stays a link)."""
-    kept = Kept()
+    kept = WatchState()
     build(demo_store, mount_point, kept=kept)
     built: queue.Queue[BuildResult] = queue.Queue()
     failed: queue.Queue[Exception] = queue.Queue()
@@ -476,13 +476,13 @@ def test_sitemap_parts_come_and_go_in_a_mount_point(
     """A site large enough for a sitemap index (made so with 2 pages a part): every part is
     linked at the top, and resolves; when the site needs fewer, an incremental build removes
     the parts and their links."""
-    monkeypatch.setattr(site_build, "SITEMAP_GROUPS", 2)
+    monkeypatch.setattr(other_pages, "SITEMAP_GROUPS", 2)
     options = BuildOptions(locales=(BY_CODE["de"], BY_CODE["ja"]), base_url=PUBLISHED)
     build(demo_store, mount_point, options)
     parts = sorted(name for name in os.listdir(mount_point) if name.startswith("sitemap-"))
     assert parts == ["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"]  # 6 pages, 2 a part
     assert _broken_links(mount_point, PUBLISHED) == []
-    monkeypatch.setattr(site_build, "SITEMAP_GROUPS", 300)
+    monkeypatch.setattr(other_pages, "SITEMAP_GROUPS", 300)
     assert build(demo_store, mount_point, options).removed == 3
     assert not [name for name in os.listdir(mount_point) if name.startswith("sitemap-")]
     assert _broken_links(mount_point, PUBLISHED) == []

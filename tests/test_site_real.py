@@ -25,8 +25,9 @@ from realdata import realdata
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE, LOCALES
-from kb.site.build import MANIFEST, BuildOptions, BuildResult, build
+from kb.site.build import BuildOptions, BuildResult, build
 from kb.site.data import load_cards, load_index
+from kb.site.output import MANIFEST
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND, Urls
 

@@ -25,15 +25,9 @@ from kb.importing import run_import
 from kb.locales import LOCALES
 from kb.site import data as site_data
 from kb.site import watch as site_watch
-from kb.site.build import (
-    MANIFEST,
-    BuildOptions,
-    BuildResult,
-    CodeChanged,
-    Kept,
-    Manifest,
-    build,
-)
+from kb.site.build import BuildOptions, BuildResult, CodeChanged, WatchState, build
+from kb.site.manifest import Manifest
+from kb.site.output import MANIFEST
 from kb.site.watch import watch
 from kb.text import ruling_keys
 
@@ -77,7 +71,7 @@ def _edit_spree_modes(engine: Engine, new_text: str) -> None:
 class _Watcher:
     """kb.site.watch.watch in a thread, its builds and failures in queues."""
 
-    def __init__(self, engine: Engine, out: Path, kept: Kept) -> None:
+    def __init__(self, engine: Engine, out: Path, kept: WatchState) -> None:
         self.builds: queue.Queue[BuildResult] = queue.Queue()
         self.failures: queue.Queue[Exception] = queue.Queue()
         self.stop = threading.Event()
@@ -101,8 +95,8 @@ class _Watcher:
 
 
 @pytest.fixture
-def watching(demo_store: Engine, tmp_path: Path) -> Iterator[tuple[_Watcher, Path, Kept]]:
-    kept = Kept()
+def watching(demo_store: Engine, tmp_path: Path) -> Iterator[tuple[_Watcher, Path, WatchState]]:
+    kept = WatchState()
     out = build(demo_store, tmp_path / "site", kept=kept).out
     watcher = _Watcher(demo_store, out, kept)
     yield watcher, out, kept
@@ -110,7 +104,7 @@ def watching(demo_store: Engine, tmp_path: Path) -> Iterator[tuple[_Watcher, Pat
 
 
 def test_watch_builds_again_after_each_write(
-    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, Kept]
+    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, WatchState]
 ) -> None:
     watcher, out, kept = watching
     _edit_spree_modes(demo_store, "& <kept>.")
@@ -147,7 +141,7 @@ def test_watch_builds_again_after_each_write(
 
 
 def test_tags_and_general_rulings_are_read_again_where_the_cards_changed(
-    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, Kept]
+    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, WatchState]
 ) -> None:
     """The kept index's mechanics are brought up to date from the changed cards alone: their
     tags, and the rulings that may be general now (a mechanic's page shows those once)."""
@@ -212,7 +206,7 @@ def test_tags_and_general_rulings_are_read_again_where_the_cards_changed(
 def test_too_many_rulings_to_look_up_by_id_read_the_mechanics_whole(
     demo_store: Engine,
     tmp_path: Path,
-    watching: tuple[_Watcher, Path, Kept],
+    watching: tuple[_Watcher, Path, WatchState],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     watcher, out, kept = watching
@@ -226,7 +220,7 @@ def test_too_many_rulings_to_look_up_by_id_read_the_mechanics_whole(
 
 
 def test_a_ruling_counts_once_it_stands_on_a_card(
-    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, Kept]
+    demo_store: Engine, tmp_path: Path, watching: tuple[_Watcher, Path, WatchState]
 ) -> None:
     """The home pages count the rulings the site shows: a ruling written with no card (which
     the change log does not see) counts from the write that links it to a card."""
@@ -254,7 +248,7 @@ def test_a_ruling_counts_once_it_stands_on_a_card(
 
 
 def test_a_build_that_fails_is_reported_and_the_next_write_builds_again(
-    demo_store: Engine, watching: tuple[_Watcher, Path, Kept]
+    demo_store: Engine, watching: tuple[_Watcher, Path, WatchState]
 ) -> None:
     watcher, out, _kept = watching
     before = _pages(out)
@@ -273,7 +267,7 @@ def test_a_build_that_fails_is_reported_and_the_next_write_builds_again(
 
 
 def test_a_failure_at_every_look_is_told_once(
-    demo_store: Engine, watching: tuple[_Watcher, Path, Kept], monkeypatch: pytest.MonkeyPatch
+    demo_store: Engine, watching: tuple[_Watcher, Path, WatchState], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     watcher = watching[0]
     monkeypatch.setattr(site_watch, "RECHECK", 0.1)  # SQLite's log is read again every 0.1 s
@@ -297,7 +291,7 @@ def test_a_build_that_keeps_running_stops_when_its_code_changes(
 ) -> None:
     """Its templates are loaded once: a build with others on disk would render the old ones.
     (A new base address changes the code version as an edited template does.)"""
-    kept = Kept()
+    kept = WatchState()
     out = build(demo_store, tmp_path / "site", kept=kept).out
     before = _pages(out)
     _edit_spree_modes(demo_store, "once.")
@@ -309,7 +303,7 @@ def test_a_build_that_keeps_running_stops_when_its_code_changes(
 def test_the_manifest_is_written_when_the_store_is_quiet(
     demo_store: Engine, tmp_path: Path
 ) -> None:
-    kept = Kept()
+    kept = WatchState()
     out = build(demo_store, tmp_path / "site", kept=kept).out
     written = Manifest.read(out)
     first_index = kept.index
@@ -331,7 +325,7 @@ def test_a_page_deleted_by_hand_is_written_again(demo_store: Engine, tmp_path: P
     """What a build that keeps running knows of the site does not hide a missing page."""
     with demo_store.begin() as connection:
         connection.execute(insert(db.Card).values(name="Island"))
-    kept = Kept()
+    kept = WatchState()
     out = build(demo_store, tmp_path / "site", kept=kept).out
     _edit_spree_modes(demo_store, "once.")
     build(demo_store, out, kept=kept)
@@ -346,7 +340,7 @@ def test_a_manifest_older_than_the_pages_costs_pages_written_again(
 ) -> None:
     """A watcher killed before it wrote its manifest: the next build is right all the same, and
     writes again the pages the watcher wrote last."""
-    kept = Kept()
+    kept = WatchState()
     out = build(demo_store, tmp_path / "site", kept=kept).out
     _edit_spree_modes(demo_store, "once.")
     build(demo_store, out, kept=kept)
@@ -357,7 +351,7 @@ def test_a_manifest_older_than_the_pages_costs_pages_written_again(
 
 
 def test_a_manifest_another_build_wrote_is_read_again(demo_store: Engine, tmp_path: Path) -> None:
-    kept = Kept()
+    kept = WatchState()
     out = build(demo_store, tmp_path / "site", kept=kept).out
     _edit_spree_modes(demo_store, "by the watcher.")
     build(demo_store, out, kept=kept)

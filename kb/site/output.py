@@ -15,7 +15,7 @@ A folder kb builds into has one of two layouts (docs/site.md says what a web ser
   linked stays linked, mounted or not.
 
 Incremental builds stage in the same file system as the live pages and move each page into
-place (kb.site.build)."""
+place (kb.site.staging)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from kb.site import OutputFolderError
 from kb.site.render import ROBOTS, ROOT_PAGES, SITEMAP, STYLESHEET
 
 MANIFEST = ".kb-manifest"
-"""The output folder's record of its pages (kb.site.build.Manifest)."""
+"""The output folder's record of its pages (kb.site.manifest.Manifest)."""
 CURRENT = ".kb-current"
 """In a linked folder: the link to the version folder of the live site."""
 VERSION_PREFIX = ".kb-site-"

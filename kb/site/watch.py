@@ -3,9 +3,9 @@
 The process looks at the store's change log (kb.changelog) many times a second: a query of one
 row, made on SQLite only when the store's files changed. It pays once for what every build
 needs (Python's start, the imports, the templates, Babel's locale data, ICU's collators)
-and keeps what its last build read (kb.site.build.Kept): a build after an edit reads the cards
-the change log names and renders the pages that show them, not the store's index of every card
-or the output folder's manifest again.
+and keeps what its last build read (kb.site.watch_state.WatchState): a build after an edit
+reads the cards the change log names and renders the pages that show them, not the store's
+index of every card or the output folder's manifest again.
 """
 
 from __future__ import annotations
@@ -22,14 +22,15 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from kb import changelog
 from kb.engine import sqlite_file
 from kb.site import WATCH_INTERVAL, collation, render
-from kb.site.build import BuildOptions, BuildResult, Kept, build, file_identity
+from kb.site.build import BuildOptions, BuildResult, build
+from kb.site.watch_state import WatchState, file_identity
 
 
 def watch(
     engine: Engine,
     out: Path,
     options: BuildOptions,
-    kept: Kept,
+    kept: WatchState,
     stop: threading.Event,
     built: Callable[[BuildResult, float], None],
     failed: Callable[[Exception], None],
@@ -89,7 +90,7 @@ class _Changes:
     at first (two ``stat`` calls): every write changes the database or its write-ahead log, so
     while neither changed the log is not read (a query costs some 40 times more)."""
 
-    def __init__(self, engine: Engine, kept: Kept) -> None:
+    def __init__(self, engine: Engine, kept: WatchState) -> None:
         self.engine = engine
         self.kept = kept
         self._seen = ""
