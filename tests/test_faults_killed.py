@@ -402,8 +402,8 @@ def test_incremental_build_killed_leaves_every_page_old_or_new(
 @pytest.mark.xfail(
     strict=True,
     reason="an incremental build moves its pages into the site one by one (kb/site/build.py, "
-    "being moved to kb/site/output.py): killed among the moves, the site is a mix until the "
-    "next build",
+    "with kb/site/staging.py's move_into_place): killed among the moves, the site is a mix "
+    "until the next build (docs/faults.md says why)",
 )
 def test_incremental_build_killed_while_moving_its_pages(
     big_store: tuple[str, Path], tmp_path: Path
