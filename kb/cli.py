@@ -273,10 +273,10 @@ def import_command(
 @pass_app
 def sources_command(app: App) -> None:
     """List the imported files: when, which format, their checksum, and what each added."""
-    from kb import db  # the models load SQLAlchemy's ORM, which kb build does without
+    from kb.schema import sources  # only this command reads the table
 
     with clear_errors(), app.engine().connect() as connection:
-        rows = connection.execute(select(db.Source.__table__).order_by(db.Source.id)).all()
+        rows = connection.execute(select(sources).order_by(sources.c.id)).all()
     for source in rows:
         added = ", ".join(f"{count} {what}" for what, count in (source.stats or {}).items())
         click.echo(

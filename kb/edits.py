@@ -16,14 +16,22 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, and_, delete, insert, or_, select, true, update
+from sqlalchemy import Column, Table, and_, delete, insert, or_, select, true, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import InstrumentedAttribute
 
 from kb import text as ruling_text
-from kb.db import Base, Card, CardName, CardRuling, Mechanic, Revision, Ruling, RulingTranslation
 from kb.loader import refresh_near_duplicates
+from kb.schema import (
+    card_names,
+    card_rulings,
+    cards,
+    mechanics,
+    metadata,
+    revisions,
+    ruling_translations,
+    rulings,
+)
 from kb.sql import QueryResult
 
 # Long enough for a queue of editors on one SQLite file; each edit holds the lock briefly.
@@ -91,7 +99,7 @@ def _use_wal(connection: Connection) -> None:
 
 
 def _table(name: str) -> Table:
-    return Base.metadata.tables[name]
+    return metadata.tables[name]
 
 
 def _derived(table: str, values: Values) -> Values:
@@ -150,7 +158,7 @@ def _record(
     connection: Connection, editor: str, action: str, change: Change, reverts: int | None = None
 ) -> int:
     revision_id: int = connection.execute(
-        insert(Revision)
+        insert(revisions)
         .values(
             editor=editor,
             made_at=dt.datetime.now(dt.UTC).replace(tzinfo=None),
@@ -163,7 +171,7 @@ def _record(
             ruling_id=change.ruling_id,
             reverts_id=reverts,
         )
-        .returning(Revision.id)
+        .returning(revisions.c.id)
     ).scalar_one()
     return revision_id
 
@@ -194,31 +202,32 @@ def _filled(value: str, what: str) -> str:
 def find_card(connection: Connection, card: str) -> int:
     """A card by id, English name or any localized name."""
     if card.isdigit():
-        found = connection.execute(select(Card.id).where(Card.id == int(card))).scalar()
+        query = select(cards.c.id).where(cards.c.id == int(card))
     else:
-        found = connection.execute(
-            select(Card.id)
-            .outerjoin(CardName, CardName.card_id == Card.id)
-            .where(or_(Card.name == card, CardName.name == card))
+        query = (
+            select(cards.c.id)
+            .outerjoin(card_names, card_names.c.card_id == cards.c.id)
+            .where(or_(cards.c.name == card, card_names.c.name == card))
             .limit(1)
-        ).scalar()
+        )
+    found: int | None = connection.execute(query).scalar()
     if found is None:
         raise EditError(f"no card {card!r} (give its id, English name or a localized name)")
     return found
 
 
-def _ruling(
-    connection: Connection, ruling_id: int, column: InstrumentedAttribute[str] = Ruling.text
-) -> str:
+def _ruling(connection: Connection, ruling_id: int, column: Column[str] = rulings.c.text) -> str:
     """The ruling's text (or ``column``); an EditError when there is no such ruling."""
-    found = connection.execute(select(column).where(Ruling.id == ruling_id)).scalar()
+    found = connection.execute(select(column).where(rulings.c.id == ruling_id)).scalar()
     if found is None:
         raise EditError(f"no ruling {ruling_id}")
     return found
 
 
 def _mechanic(connection: Connection, slug: str) -> int:
-    found = connection.execute(select(Mechanic.id).where(Mechanic.slug == slug)).scalar()
+    found: int | None = connection.execute(
+        select(mechanics.c.id).where(mechanics.c.slug == slug)
+    ).scalar()
     if found is None:
         raise EditError(f"no mechanic {slug!r}")
     return found
@@ -245,14 +254,14 @@ def reviews_outdated(engine: Engine, ruling_id: int) -> list[str]:
     """The locales whose translation of the ruling was reviewed against another English text
     than its text now: they wait for review again."""
     query = (
-        select(RulingTranslation.locale)
-        .join(Ruling, Ruling.id == RulingTranslation.ruling_id)
+        select(ruling_translations.c.locale)
+        .join(rulings, rulings.c.id == ruling_translations.c.ruling_id)
         .where(
-            RulingTranslation.ruling_id == ruling_id,
-            RulingTranslation.status == "reviewed",
-            RulingTranslation.reviewed_key != Ruling.text_key,
+            ruling_translations.c.ruling_id == ruling_id,
+            ruling_translations.c.status == "reviewed",
+            ruling_translations.c.reviewed_key != rulings.c.text_key,
         )
-        .order_by(RulingTranslation.locale)
+        .order_by(ruling_translations.c.locale)
     )
     with engine.connect() as connection:
         return list(connection.execute(query).scalars())
@@ -272,8 +281,8 @@ def set_card_name(
     def plan(connection: Connection) -> Change:
         card_id = find_card(connection, card)
         row = connection.execute(
-            select(CardName.name, CardName.source_id).where(
-                CardName.card_id == card_id, CardName.locale == locale
+            select(card_names.c.name, card_names.c.source_id).where(
+                card_names.c.card_id == card_id, card_names.c.locale == locale
             )
         ).one_or_none()
         old: Values | None = None
@@ -334,17 +343,22 @@ def set_translation(
         new_text = _filled(new_text, "a translation")
 
     def plan(connection: Connection) -> Change:
-        english_key = _ruling(connection, ruling_id, Ruling.text_key)
+        english_key = _ruling(connection, ruling_id, rulings.c.text_key)
         row = connection.execute(
             select(
-                RulingTranslation.text, RulingTranslation.status, RulingTranslation.reviewed_key
-            ).where(RulingTranslation.ruling_id == ruling_id, RulingTranslation.locale == locale)
+                ruling_translations.c.text,
+                ruling_translations.c.status,
+                ruling_translations.c.reviewed_key,
+            ).where(
+                ruling_translations.c.ruling_id == ruling_id,
+                ruling_translations.c.locale == locale,
+            )
         ).one_or_none()
         old = None if row is None else dict(row._mapping)
         text = new_text if new_text is not None else (old or {}).get("text")
         if text is None:
             raise EditError(f"ruling {ruling_id} has no {locale} translation to review")
-        # A review is of the English text as it is now (see RulingTranslation.reviewed_key).
+        # A review is of the English text as it is now (see ruling_translations.reviewed_key).
         reviewed_key = english_key if status == "reviewed" else None
         new = {"text": text, "status": status, "reviewed_key": reviewed_key}
         key = {"ruling_id": ruling_id, "locale": locale}
@@ -360,7 +374,7 @@ def revert(engine: Engine, editor: str, revision_id: int) -> int:
         raise EditError("say who you are: --editor NAME or env KB_EDITOR")
     with edit_transaction(engine) as connection:
         revision = connection.execute(
-            select(Revision).where(Revision.id == revision_id)
+            select(revisions).where(revisions.c.id == revision_id)
         ).one_or_none()
         if revision is None:
             raise EditError(f"no revision {revision_id}")
@@ -384,25 +398,27 @@ def history(
 ) -> QueryResult:
     """Revisions, oldest first, filtered by card, ruling and editor."""
     columns = [
-        Revision.id,
-        Revision.made_at,
-        Revision.editor,
-        Revision.action,
-        Revision.table_name,
-        Revision.row_key,
-        Revision.old_value,
-        Revision.new_value,
+        revisions.c.id,
+        revisions.c.made_at,
+        revisions.c.editor,
+        revisions.c.action,
+        revisions.c.table_name,
+        revisions.c.row_key,
+        revisions.c.old_value,
+        revisions.c.new_value,
     ]
-    query = select(*columns).order_by(Revision.id)
+    query = select(*columns).order_by(revisions.c.id)
     with engine.connect() as connection:
         if card is not None:
             card_id = find_card(connection, card)
             # A card's history includes the changes of the rulings it shows.
-            rulings = select(CardRuling.ruling_id).where(CardRuling.card_id == card_id)
-            query = query.where(or_(Revision.card_id == card_id, Revision.ruling_id.in_(rulings)))
+            shown = select(card_rulings.c.ruling_id).where(card_rulings.c.card_id == card_id)
+            query = query.where(
+                or_(revisions.c.card_id == card_id, revisions.c.ruling_id.in_(shown))
+            )
         if ruling_id is not None:
-            query = query.where(Revision.ruling_id == ruling_id)
+            query = query.where(revisions.c.ruling_id == ruling_id)
         if editor is not None:
-            query = query.where(Revision.editor == editor)
+            query = query.where(revisions.c.editor == editor)
         rows = [tuple(row) for row in connection.execute(query)]
     return QueryResult([column.key for column in columns], rows, truncated=False)

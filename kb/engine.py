@@ -1,8 +1,6 @@
 """Connecting to the store: which database URLs kb accepts, engines and their SQLite settings.
 
-Apart from kb.db's models, so that a command that only reads the store through SQLAlchemy's
-core (``kb build`` above all) does not load the ORM and the models: ~0.15 to 0.2 s of its
-start on a slow machine.
+The tables are kb.schema's; an engine knows none of them.
 """
 
 from __future__ import annotations

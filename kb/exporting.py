@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from kb import db
+from kb import schema
 from kb.loader import chunks
 from kb.locales import BY_CODE
 from kb.records import FACE_SEPARATOR
@@ -59,13 +59,21 @@ class CardExport:
 
 def cards_for_export(connection: Connection) -> Iterator[CardExport]:
     """Every card with its faces, names, keywords and rulings (page order), in name order."""
-    ids = connection.execute(select(db.Card.id).order_by(db.Card.name)).scalars().all()
+    card = schema.cards.c
+    ids = connection.execute(select(card.id).order_by(card.name)).scalars().all()
     for chunk in chunks(ids):
         yield from _load_chunk(connection, chunk)
 
 
 def _load_chunk(connection: Connection, ids: list[int]) -> Iterator[CardExport]:
-    rows = connection.execute(select(db.Card).where(db.Card.id.in_(ids))).mappings()
+    card, face, localized = schema.cards.c, schema.card_faces.c, schema.card_names.c
+    tagged, mechanic, mechanic_name = (
+        schema.card_mechanics.c,
+        schema.mechanics.c,
+        schema.mechanic_names.c,
+    )
+    link, ruling, ruling_tag = schema.card_rulings.c, schema.rulings.c, schema.ruling_mechanics.c
+    rows = connection.execute(select(schema.cards).where(card.id.in_(ids))).mappings()
     cards = {
         row["id"]: CardExport(
             row["name"],
@@ -77,45 +85,45 @@ def _load_chunk(connection: Connection, ids: list[int]) -> Iterator[CardExport]:
         )
         for row in rows
     }
-    faces = select(db.CardFace.card_id, db.CardFace.name).where(db.CardFace.card_id.in_(ids))
-    for card_id, name in connection.execute(faces.order_by(db.CardFace.position)):
+    faces = select(face.card_id, face.name).where(face.card_id.in_(ids))
+    for card_id, name in connection.execute(faces.order_by(face.position)):
         cards[card_id].faces.append(name)
-    names = select(db.CardName.card_id, db.CardName.locale, db.CardName.name).where(
-        db.CardName.card_id.in_(ids), db.CardName.locale != "en"
+    names = select(localized.card_id, localized.locale, localized.name).where(
+        localized.card_id.in_(ids), localized.locale != "en"
     )
-    for card_id, locale, name in connection.execute(names.order_by(db.CardName.locale)):
+    for card_id, locale, name in connection.execute(names.order_by(localized.locale)):
         cards[card_id].names[locale] = name
     keywords = (
-        select(db.CardMechanic.card_id, db.MechanicName.name)
-        .join(db.Mechanic, db.Mechanic.id == db.CardMechanic.mechanic_id)
-        .join(db.MechanicName, db.MechanicName.mechanic_id == db.Mechanic.id)
+        select(tagged.card_id, mechanic_name.name)
+        .join(schema.mechanics, mechanic.id == tagged.mechanic_id)
+        .join(schema.mechanic_names, mechanic_name.mechanic_id == mechanic.id)
         .where(
-            db.CardMechanic.card_id.in_(ids),
-            db.Mechanic.kind.startswith("keyword"),
-            db.MechanicName.locale == "en",
+            tagged.card_id.in_(ids),
+            mechanic.kind.startswith("keyword"),
+            mechanic_name.locale == "en",
         )
-        .order_by(db.MechanicName.name)
+        .order_by(mechanic_name.name)
     )
     for card_id, name in connection.execute(keywords):
         cards[card_id].keywords.append(name)
     tags: dict[int, list[str]] = {}
     links = (
         select(
-            db.CardRuling.card_id,
-            db.CardRuling.ruling_id,
-            db.CardRuling.published_on,
-            db.CardRuling.position,
-            db.Ruling.text,
-            db.Ruling.origin,
+            link.card_id,
+            link.ruling_id,
+            link.published_on,
+            link.position,
+            ruling.text,
+            ruling.origin,
         )
-        .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id)
-        .where(db.CardRuling.card_id.in_(ids))
+        .join(schema.rulings, ruling.id == link.ruling_id)
+        .where(link.card_id.in_(ids))
     ).subquery()
     ruling_tags = (
-        select(db.RulingMechanic.ruling_id, db.Mechanic.slug)
-        .join(db.Mechanic, db.Mechanic.id == db.RulingMechanic.mechanic_id)
-        .where(db.RulingMechanic.ruling_id.in_(select(links.c.ruling_id)))
-        .order_by(db.Mechanic.slug)
+        select(ruling_tag.ruling_id, mechanic.slug)
+        .join(schema.mechanics, mechanic.id == ruling_tag.mechanic_id)
+        .where(ruling_tag.ruling_id.in_(select(links.c.ruling_id)))
+        .order_by(mechanic.slug)
     )
     for ruling_id, slug in connection.execute(ruling_tags):
         tags.setdefault(ruling_id, []).append(slug)

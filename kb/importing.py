@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
-from kb import changelog, db
+from kb import changelog, schema
 from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
     catalog,
@@ -253,7 +253,7 @@ def _imported_before(connection: Connection, items: list[InputFile]) -> set[Inpu
     checksums = {item: streams.stored_sha256(item.source) for item in items}
     known: set[str] = set()
     for chunk in chunks(set(checksums.values())):
-        query = select(db.Source.sha256).where(db.Source.sha256.in_(chunk))
+        query = select(schema.sources.c.sha256).where(schema.sources.c.sha256.in_(chunk))
         known.update(connection.execute(query).scalars())
     return {item for item, checksum in checksums.items() if checksum in known}
 

@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 from sqlalchemy import Table, and_, func, insert, select, tuple_, update
 from sqlalchemy.engine import Connection
 
-from kb import db
 from kb.locales import canonical_locale
 from kb.official_names import name_a_page_keeps
 from kb.records import (
@@ -30,6 +29,20 @@ from kb.records import (
     Record,
     RulingRecord,
 )
+from kb.schema import (
+    card_faces,
+    card_mechanics,
+    card_names,
+    card_rulings,
+    cards,
+    mechanic_names,
+    mechanics,
+    near_duplicates,
+    revisions,
+    ruling_mechanics,
+    rulings,
+    sources,
+)
 from kb.tagging import MechanicMatcher, slugify_mechanic, word_pattern
 from kb.text import better_text, has_symbols, normalize, ruling_keys, text_key
 
@@ -38,17 +51,6 @@ HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
 # Well under SQLite's and PostgreSQL's bound-parameter limits.
 IN_CHUNK = 900
 
-cards = db.Base.metadata.tables["cards"]
-card_names = db.Base.metadata.tables["card_names"]
-rulings = db.Base.metadata.tables["rulings"]
-card_rulings = db.Base.metadata.tables["card_rulings"]
-mechanics = db.Base.metadata.tables["mechanics"]
-mechanic_names = db.Base.metadata.tables["mechanic_names"]
-card_mechanics = db.Base.metadata.tables["card_mechanics"]
-card_faces = db.Base.metadata.tables["card_faces"]
-ruling_mechanics = db.Base.metadata.tables["ruling_mechanics"]
-sources = db.Base.metadata.tables["sources"]
-revisions = db.Base.metadata.tables["revisions"]
 _EDITED_TABLES = ("rulings", "card_names", "card_mechanics", "ruling_mechanics")
 """The tables whose editors' changes an import keeps (see Loader._replaced_by_editors)."""
 
@@ -61,7 +63,6 @@ def chunks(items: Iterable[T], size: int = IN_CHUNK) -> Iterator[list[T]]:
         yield chunk
 
 
-near_duplicates = db.Base.metadata.tables["near_duplicates"]
 SAME_WITHOUT_SYMBOLS = "same without symbols"
 SAME_BEGINNING = "same beginning"
 NEAR_LENGTH_SLACK = 10

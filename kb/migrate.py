@@ -131,7 +131,7 @@ def _recorded_revision(engine: Engine) -> str | None:
 
 
 def check(engine: Engine) -> None:
-    """Raise when the models and the migrated database differ (``alembic check``)."""
+    """Raise when kb.schema and the migrated database differ (``alembic check``)."""
     from alembic import command
 
     config = alembic_config()

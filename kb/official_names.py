@@ -17,14 +17,11 @@ from typing import Final
 from sqlalchemy import and_, select
 from sqlalchemy.engine import Connection
 
-from kb import db
 from kb.formats import CATALOG, MTGJSON, SCRYFALL_CARDS
+from kb.schema import card_names, sources
 
 OFFICIAL_FORMATS: Final = frozenset({SCRYFALL_CARDS, MTGJSON, CATALOG})
 EDITOR: Final = "an editor"
-
-card_names = db.Base.metadata.tables["card_names"]
-sources = db.Base.metadata.tables["sources"]
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
-"""The schema as editors see it, generated from the models: ``kb schema`` and docs/schema.md."""
+"""The schema as editors see it, generated from kb.schema: ``kb schema`` and docs/schema.md."""
 
 from __future__ import annotations
 
 from sqlalchemy import Column, Table
 
-from kb.db import VIEWS, Base
+from kb.schema import VIEWS, metadata
 
 MARKDOWN_PATH = "docs/schema.md"
 
@@ -25,7 +25,7 @@ def _column_flags(column: Column[object]) -> str:
 
 
 def _tables() -> list[Table]:
-    return sorted(Base.metadata.tables.values(), key=lambda table: table.name)
+    return sorted(metadata.tables.values(), key=lambda table: table.name)
 
 
 def text() -> str:
@@ -77,7 +77,7 @@ def markdown() -> str:
     lines = [
         "# The kb schema",
         "",
-        "Generated from the models in `kb/db.py` by `kb schema --markdown > docs/schema.md`; "
+        "Generated from the tables in `kb/schema.py` by `kb schema --markdown > docs/schema.md`; "
         "a test fails when this file is stale.",
         "",
         *_mermaid(),

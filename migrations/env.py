@@ -1,8 +1,8 @@
-"""Alembic environment: the models' metadata is the target; SQLite migrates in batch mode.
+"""Alembic environment: kb.schema's metadata is the target; SQLite migrates in batch mode.
 
-kb's models are the one import of kb here: ``alembic check`` and autogenerate compare the
-database with them, and a migration never reads them. Everything else is fixed in this file,
-as the migrations fix their own SQL.
+kb's schema is the one import of kb here: ``alembic check`` and autogenerate compare the
+database with its tables, and a migration never reads them. Everything else is fixed in this
+file, as the migrations fix their own SQL.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from alembic import context
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Connection, Engine
 
-from kb.db import Base
+from kb.schema import metadata
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = metadata
 
 
 def database_url() -> str:

@@ -19,7 +19,7 @@ from realdata import DATA
 from sqlalchemy import select, text
 from sqlalchemy.engine import Engine, make_url
 
-from kb import db, migrate
+from kb import migrate, schema
 from kb import text as ruling_text
 from kb.cli import cli
 from kb.engine import make_engine
@@ -180,8 +180,8 @@ def assert_keys_and_pairs_follow_texts(engine: Engine) -> None:
     """Every ruling's stored keys are those of its text (mended ones included), and the stored
     near-duplicate pairs are those of all the texts, found again from scratch."""
     with engine.connect() as connection:
-        stored = connection.execute(select(db.Ruling)).all()
-        pairs = connection.execute(select(db.NearDuplicate)).all()
+        stored = connection.execute(select(schema.rulings)).all()
+        pairs = connection.execute(select(schema.near_duplicates)).all()
     for ruling in stored:
         keys = ruling_text.ruling_keys(ruling.text)
         assert {key: getattr(ruling, key) for key in keys} == keys, ruling.text

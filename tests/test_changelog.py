@@ -10,7 +10,7 @@ from realdata import DATA
 from sqlalchemy import select, text, update
 from sqlalchemy.engine import Connection, Engine
 
-from kb import changelog, db, edits
+from kb import changelog, edits, schema
 from kb.engine import make_engine, sqlite_file
 from kb.importing import run_import
 from kb.locales import BY_CODE, LOCALES
@@ -28,13 +28,17 @@ def demo_store(engine: Engine) -> Engine:
 
 def _edit_spree_modes(connection: Connection, text: str) -> None:
     """Change the text of the Spree ruling that stands on every Spree card."""
-    connection.execute(update(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)).values(text=text))
+    connection.execute(
+        update(schema.rulings).where(schema.rulings.c.text.like(SPREE_MODES)).values(text=text)
+    )
 
 
 def _logged(engine: Engine) -> list[int | None]:
     with engine.connect() as connection:
         return list(
-            connection.execute(select(db.SiteChange.card_id).order_by(db.SiteChange.id)).scalars()
+            connection.execute(
+                select(schema.site_changes.c.card_id).order_by(schema.site_changes.c.id)
+            ).scalars()
         )
 
 
@@ -42,9 +46,9 @@ def _card_ids(engine: Engine, ruling_text: str) -> list[int]:
     with engine.connect() as connection:
         return sorted(
             connection.execute(
-                select(db.CardRuling.card_id)
-                .join(db.Ruling)
-                .where(db.Ruling.text.like(ruling_text))
+                select(schema.card_rulings.c.card_id)
+                .join(schema.rulings)
+                .where(schema.rulings.c.text.like(ruling_text))
             ).scalars()
         )
 
@@ -91,7 +95,7 @@ def test_every_write_logs_the_cards_it_may_change(demo_store: Engine) -> None:
     with demo_store.connect() as connection:
         since = changelog.position(connection)
         card_id = connection.execute(
-            select(db.Card.id).where(db.Card.name == "Three Steps Ahead")
+            select(schema.cards.c.id).where(schema.cards.c.name == "Three Steps Ahead")
         ).scalar_one()
     edits.set_card_name(demo_store, "editor", "Three Steps Ahead", "fr", "Un nom")
     with demo_store.connect() as connection:
@@ -100,7 +104,9 @@ def test_every_write_logs_the_cards_it_may_change(demo_store: Engine) -> None:
         # A position from before kb recorded the log's last row: every card is checked.
         assert changelog.changed_cards(connection, since.partition("@")[0], now) is None
     with demo_store.begin() as connection:  # a mechanic's names are on every card page
-        connection.execute(update(db.MechanicName).values(name=db.MechanicName.name + "!"))
+        connection.execute(
+            update(schema.mechanic_names).values(name=schema.mechanic_names.c.name + "!")
+        )
     with demo_store.connect() as connection:
         assert changelog.changed_cards(connection, since, changelog.position(connection)) is None
 

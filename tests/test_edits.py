@@ -6,14 +6,15 @@ import multiprocessing
 import re
 import sqlite3
 import threading
+from typing import Any
 
 import pytest
 from conftest import assert_keys_and_pairs_follow_texts, run_kb
 from realdata import DATA
 from sqlalchemy import select
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, Row
 
-from kb import db, edits, text
+from kb import edits, schema, text
 from kb.engine import make_engine
 from kb.importing import run_import
 
@@ -21,12 +22,14 @@ SAME_MODE = 2  # "You can’t choose the same mode more than once.", on both dem
 SAME_MODE_TEXT = "You can’t choose the same mode more than once."
 
 
-def ruling(database_url: str, ruling_id: int) -> db.Ruling:
+def ruling(database_url: str, ruling_id: int) -> Row[Any]:
     engine = make_engine(database_url)
     with engine.connect() as connection:
-        row = connection.execute(select(db.Ruling).where(db.Ruling.id == ruling_id)).one()
+        row = connection.execute(
+            select(schema.rulings).where(schema.rulings.c.id == ruling_id)
+        ).one()
     engine.dispose()
-    return row  # type: ignore[return-value]
+    return row
 
 
 def test_editing_a_ruling_changes_it_on_every_card_and_is_recorded(demo_url: str) -> None:
@@ -241,7 +244,7 @@ def _append_marks(database_url: str, worker: int) -> None:
 def ruling_text_now(engine: Engine) -> str:
     with engine.connect() as connection:
         return connection.execute(
-            select(db.Ruling.text).where(db.Ruling.id == SAME_MODE)
+            select(schema.rulings.c.text).where(schema.rulings.c.id == SAME_MODE)
         ).scalar_one()
 
 
@@ -277,7 +280,9 @@ def test_parallel_editors_lose_no_update(demo_url: str) -> None:
     engine = make_engine(demo_url)
     final = ruling_text_now(engine)
     with engine.connect() as connection:
-        revisions = connection.execute(select(db.Revision).order_by(db.Revision.id)).all()
+        revisions = connection.execute(
+            select(schema.revisions).order_by(schema.revisions.c.id)
+        ).all()
     engine.dispose()
     marks = re.findall(r"\[(\d)\.(\d+)\]", final)
     assert sorted(marks) == sorted(

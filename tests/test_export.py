@@ -11,7 +11,7 @@ from realdata import DATA, realdata
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from kb import db, migrate
+from kb import migrate, schema
 from kb.engine import make_engine
 from kb.exporting import export
 from kb.importing import run_import
@@ -29,18 +29,21 @@ def contents(engine: Engine) -> dict[str, object]:
                 row.oracle_text,
                 row.layout,
             )
-            for row in connection.execute(select(db.Card.__table__))
+            for row in connection.execute(select(schema.cards))
         }
-        rulings = {r.id: r.text for r in connection.execute(select(db.Ruling.id, db.Ruling.text))}
+        rulings = {
+            r.id: r.text
+            for r in connection.execute(select(schema.rulings.c.id, schema.rulings.c.text))
+        }
         faces = sorted(
             (cards[r.card_id][0], r.position, r.name)
-            for r in connection.execute(select(db.CardFace.__table__))
+            for r in connection.execute(select(schema.card_faces))
         )
         names = sorted(
             (cards[r.card_id][0], r.locale, r.name)
-            for r in connection.execute(select(db.CardName.__table__))
+            for r in connection.execute(select(schema.card_names))
         )
-        links = connection.execute(select(db.CardRuling.__table__)).all()
+        links = connection.execute(select(schema.card_rulings)).all()
     by_card: dict[str, list[tuple[object, ...]]] = {}
     for link in links:
         by_card.setdefault(cards[link.card_id][0], []).append(

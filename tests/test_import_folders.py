@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from test_import_seed import snapshot
 
-from kb import db
+from kb import schema
 from kb.cli import cli
 from kb.importers import recognise, streams
 from kb.importers.streams import Input
@@ -37,13 +37,18 @@ REASONS = {
 
 
 def counts(engine: Engine) -> dict[str, int]:
-    models = (db.Card, db.CardName, db.Ruling, db.CardRuling, db.Mechanic, db.RulingMechanic)
+    tables = (
+        schema.cards,
+        schema.card_names,
+        schema.rulings,
+        schema.card_rulings,
+        schema.mechanics,
+        schema.ruling_mechanics,
+    )
     with engine.connect() as connection:
         return {
-            model.__tablename__: connection.execute(
-                select(func.count()).select_from(model)
-            ).scalar_one()
-            for model in models
+            table.name: connection.execute(select(func.count()).select_from(table)).scalar_one()
+            for table in tables
         }
 
 

@@ -11,7 +11,7 @@ from realdata import DATA, realdata
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from kb import db
+from kb import schema
 from kb.cli import cli
 from kb.importing import ImportOptions, run_import
 
@@ -23,9 +23,9 @@ KEPT = "1 kept from an official source (use --replace-name)"
 
 def name_of(engine: Engine, locale: str, card: str = CARD) -> str | None:
     query = (
-        select(db.CardName.name)
-        .join(db.Card, db.Card.id == db.CardName.card_id)
-        .where(db.Card.name == card, db.CardName.locale == locale)
+        select(schema.card_names.c.name)
+        .join(schema.cards, schema.cards.c.id == schema.card_names.c.card_id)
+        .where(schema.cards.c.name == card, schema.card_names.c.locale == locale)
     )
     with engine.connect() as connection:
         return connection.execute(query).scalar_one_or_none()
@@ -33,10 +33,10 @@ def name_of(engine: Engine, locale: str, card: str = CARD) -> str | None:
 
 def rulings_of(engine: Engine, card: str = CARD) -> list[str]:
     query = (
-        select(db.Ruling.text)
-        .join(db.CardRuling, db.CardRuling.ruling_id == db.Ruling.id)
-        .join(db.Card, db.Card.id == db.CardRuling.card_id)
-        .where(db.Card.name == card)
+        select(schema.rulings.c.text)
+        .join(schema.card_rulings, schema.card_rulings.c.ruling_id == schema.rulings.c.id)
+        .join(schema.cards, schema.cards.c.id == schema.card_rulings.c.card_id)
+        .where(schema.cards.c.name == card)
     )
     with engine.connect() as connection:
         return sorted(connection.execute(query).scalars())

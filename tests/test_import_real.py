@@ -13,7 +13,7 @@ from realdata import DATA, realdata
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from kb import db, importing, migrate
+from kb import importing, migrate, schema
 from kb.engine import make_engine
 from kb.importers import streams
 from kb.importing import ImportOptions, run_import
@@ -30,14 +30,14 @@ def scalar(engine: Engine, query: object) -> object:
 
 
 def rulings_where(engine: Engine, condition: Any) -> object:
-    return scalar(engine, select(func.count()).select_from(db.Ruling).where(condition))
+    return scalar(engine, select(func.count()).select_from(schema.rulings).where(condition))
 
 
 def card_dates(engine: Engine, name: str) -> list[str | None]:
     query = (
-        select(db.CardRuling.published_on)
-        .join(db.Card, db.Card.id == db.CardRuling.card_id)
-        .where(db.Card.name == name)
+        select(schema.card_rulings.c.published_on)
+        .join(schema.cards, schema.cards.c.id == schema.card_rulings.c.card_id)
+        .where(schema.cards.c.name == name)
     )
     with engine.connect() as connection:
         return [d.isoformat() if d else None for d in connection.execute(query).scalars()]
@@ -45,22 +45,22 @@ def card_dates(engine: Engine, name: str) -> list[str | None]:
 
 def test_mtgjson_excerpt_with_the_seed_pages_keeps_one_ruling_each(engine: Engine) -> None:
     summary = run_import(engine, [DATA, realdata("mtgjson_OTJ_excerpt.json")])
-    pair = select(db.Card.id).where(db.Card.name.in_([TSA, CITC]))
-    rulings = select(func.count(func.distinct(db.CardRuling.ruling_id))).where(
-        db.CardRuling.card_id.in_(pair)
+    pair = select(schema.cards.c.id).where(schema.cards.c.name.in_([TSA, CITC]))
+    rulings = select(func.count(func.distinct(schema.card_rulings.c.ruling_id))).where(
+        schema.card_rulings.c.card_id.in_(pair)
     )
     assert scalar(engine, rulings) == 21
-    assert rulings_where(engine, db.Ruling.text == MENDED) == 1
-    assert rulings_where(engine, db.Ruling.text.contains("has in its mana cost")) == 0
+    assert rulings_where(engine, schema.rulings.c.text == MENDED) == 1
+    assert rulings_where(engine, schema.rulings.c.text.contains("has in its mana cost")) == 0
     # MTGJSON (cards and rulings) goes before rulings pages: the good text came first.
     assert summary.counts["rulings improved"] == 0
     assert card_dates(engine, TSA) == ["2024-04-12"] * 18
     assert card_dates(engine, CITC) == ["2024-04-12"] * 15
     names = (
         select(func.count())
-        .select_from(db.CardName)
-        .join(db.Card)
-        .where(db.Card.name == TSA, db.CardName.locale != "en")
+        .select_from(schema.card_names)
+        .join(schema.cards)
+        .where(schema.cards.c.name == TSA, schema.card_names.c.locale != "en")
     )
     assert scalar(engine, names) == 7
 
@@ -70,8 +70,8 @@ def test_the_mtgjson_excerpt_first_then_the_seed_pages(engine: Engine) -> None:
     summary = run_import(engine, [DATA])
     assert summary.counts["rulings new"] == 0
     assert summary.counts["links new"] == 0
-    assert rulings_where(engine, db.Ruling.text == MENDED) == 1
-    assert rulings_where(engine, db.Ruling.text.contains("has in its mana cost")) == 0
+    assert rulings_where(engine, schema.rulings.c.text == MENDED) == 1
+    assert rulings_where(engine, schema.rulings.c.text.contains("has in its mana cost")) == 0
 
 
 def test_scryfall_cards_link_by_oracle_id_and_add_names(engine: Engine) -> None:
@@ -83,11 +83,11 @@ def test_scryfall_cards_link_by_oracle_id_and_add_names(engine: Engine) -> None:
             realdata("scryfall_card_m21_2_de_alpine_watchdog.json"),
         ],
     )
-    assert scalar(engine, select(func.count()).select_from(db.Card)) == 3
+    assert scalar(engine, select(func.count()).select_from(schema.cards)) == 3
     german = (
-        select(db.CardName.name)
-        .join(db.Card)
-        .where(db.Card.name == "Alpine Watchdog", db.CardName.locale == "de")
+        select(schema.card_names.c.name)
+        .join(schema.cards)
+        .where(schema.cards.c.name == "Alpine Watchdog", schema.card_names.c.locale == "de")
     )
     assert scalar(engine, german) == "Alpiner Wachhund"
 
@@ -101,7 +101,7 @@ def test_scryfall_rulings_keep_their_origin(engine: Engine, tmp_path: Path) -> N
         "a ruling for an unknown card: afa49a09-146f-4439-850e-dd1938c93cef"
         in (summary.warnings[0])
     )
-    assert scalar(engine, select(func.count()).select_from(db.Ruling)) == 0
+    assert scalar(engine, select(func.count()).select_from(schema.rulings)) == 0
     catalog = tmp_path / "derevi.toml"
     catalog.write_text(
         '[[cards]]\nname = "Derevi, Empyrial Tactician"\n'
@@ -110,7 +110,9 @@ def test_scryfall_rulings_keep_their_origin(engine: Engine, tmp_path: Path) -> N
     )
     run_import(engine, [catalog, card])
     with engine.connect() as connection:
-        origins = connection.execute(select(db.Ruling.origin).order_by(db.Ruling.id)).scalars()
+        origins = connection.execute(
+            select(schema.rulings.c.origin).order_by(schema.rulings.c.id)
+        ).scalars()
         assert list(origins) == ["scryfall", "wotc", "wotc"]
 
 
@@ -119,8 +121,8 @@ def test_comprehensive_rules_give_every_keyword_and_the_2024_mechanics(engine: E
     with engine.connect() as connection:
         abilities = dict(
             connection.execute(
-                select(db.Mechanic.rule, db.Mechanic.slug).where(
-                    db.Mechanic.kind == "keyword_ability"
+                select(schema.mechanics.c.rule, schema.mechanics.c.slug).where(
+                    schema.mechanics.c.kind == "keyword_ability"
                 )
             ).all()
         )
@@ -129,8 +131,8 @@ def test_comprehensive_rules_give_every_keyword_and_the_2024_mechanics(engine: E
     assert abilities["702.2"] == "deathtouch"
     assert abilities["702.153"] == "casualty"
     run_import(engine, [realdata("MagicCompRules_2024_excerpt_outlaw_spree.txt")])
-    query = select(db.Mechanic.slug, db.Mechanic.kind, db.Mechanic.rule).where(
-        db.Mechanic.slug.in_(["spree", "outlaw"])
+    query = select(schema.mechanics.c.slug, schema.mechanics.c.kind, schema.mechanics.c.rule).where(
+        schema.mechanics.c.slug.in_(["spree", "outlaw"])
     )
     with engine.connect() as connection:
         assert sorted(connection.execute(query).all()) == [
@@ -183,7 +185,7 @@ def test_invalid_source_aborts_the_whole_run(
         run_import(engine, [DATA, bad])
     assert str(raised.value).startswith(f"{bad}")
     assert reason in str(raised.value)
-    assert scalar(engine, select(func.count()).select_from(db.Card)) == 0
+    assert scalar(engine, select(func.count()).select_from(schema.cards)) == 0
     engine.dispose()
 
 
@@ -268,28 +270,28 @@ def test_format_option_forces_a_parser(sqlite_url: str, tmp_path: Path) -> None:
 def test_the_whole_2022_mtgjson_corpus_imports_in_one_run(sqlite_url: str) -> None:
     engine = make_engine(sqlite_url)
     summary = run_import(engine, [realdata("mtgjson-sets-2022-05")])
-    count = lambda model: scalar(engine, select(func.count()).select_from(model))  # noqa: E731
+    count = lambda table: scalar(engine, select(func.count()).select_from(table))  # noqa: E731
     # 23,596 distinct non-empty texts in the files; 276 differ from another by typography alone
     # (straight or curly apostrophes), so 23,320 entries: never more than the 23,597 texts.
-    assert count(db.Ruling) == 23_320
+    assert count(schema.rulings) == 23_320
     # 45,080 links by MTGJSON card name; the 34 of reversible printings (keyed by name there, by
     # oracle id elsewhere) fall on their card, and one card had two typographic copies of a text.
-    assert count(db.CardRuling) == 45_045
+    assert count(schema.card_rulings) == 45_045
     most_shared = (
         select(func.count())
-        .select_from(db.CardRuling)
-        .group_by(db.CardRuling.ruling_id)
+        .select_from(schema.card_rulings)
+        .group_by(schema.card_rulings.c.ruling_id)
         .order_by(func.count().desc())
         .limit(1)
     )
     assert scalar(engine, most_shared) == 124
     with engine.connect() as connection:
-        locales = set(connection.execute(select(db.CardName.locale).distinct()).scalars())
+        locales = set(connection.execute(select(schema.card_names.c.locale).distinct()).scalars())
         faces = {
             name: layout
             for name, layout in connection.execute(
-                select(db.Card.name, db.Card.layout).where(
-                    db.Card.id.in_(select(db.CardFace.card_id))
+                select(schema.cards.c.name, schema.cards.c.layout).where(
+                    schema.cards.c.id.in_(select(schema.card_faces.c.card_id))
                 )
             )
         }
@@ -355,9 +357,9 @@ def test_parsing_in_a_second_process_gives_the_same_store(
 def snapshot_rows(engine: Engine) -> list[tuple[object, ...]]:
     with engine.connect() as connection:
         query = (
-            select(db.Card.name, db.Ruling.text, db.CardRuling.published_on)
-            .join(db.CardRuling, db.CardRuling.card_id == db.Card.id)
-            .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id)
+            select(schema.cards.c.name, schema.rulings.c.text, schema.card_rulings.c.published_on)
+            .join(schema.card_rulings, schema.card_rulings.c.card_id == schema.cards.c.id)
+            .join(schema.rulings, schema.rulings.c.id == schema.card_rulings.c.ruling_id)
         )
         return sorted(connection.execute(query).all())
 

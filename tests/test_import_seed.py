@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import assert_keys_and_pairs_follow_texts
 from realdata import DATA
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.engine import Engine
 
-from kb import db
+from kb import schema
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
 
@@ -20,32 +20,37 @@ ITALIAN_PAGE = DATA / "pages" / "it-caught-in-the-crossfire.txt"
 DAMAGED = "If the copied permanent has in its mana cost, X is 0."
 MENDED = "If the copied permanent has {X} in its mana cost, X is 0."
 
-TABLES = [db.Card, db.CardName, db.Ruling, db.CardRuling, db.Mechanic, db.MechanicName]
-TABLES += [db.CardMechanic, db.RulingMechanic, db.Source, db.CardFace]
+TABLES = [
+    schema.cards,
+    schema.card_names,
+    schema.rulings,
+    schema.card_rulings,
+    schema.mechanics,
+    schema.mechanic_names,
+]
+TABLES += [schema.card_mechanics, schema.ruling_mechanics, schema.sources, schema.card_faces]
 
 
 def snapshot(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
     """Every row of every table kb writes, in a stable order."""
     with engine.connect() as connection:
         return {
-            model.__tablename__: sorted(
-                (tuple(row) for row in connection.execute(select(model.__table__))), key=repr
-            )
-            for model in TABLES
+            table.name: sorted((tuple(row) for row in connection.execute(select(table))), key=repr)
+            for table in TABLES
         }
 
 
-def count(engine: Engine, model: type[db.Base]) -> int:
+def count(engine: Engine, table: Table) -> int:
     with engine.connect() as connection:
-        return connection.execute(select(func.count()).select_from(model)).scalar_one()
+        return connection.execute(select(func.count()).select_from(table)).scalar_one()
 
 
 def tagged(engine: Engine, slug: str) -> set[str]:
     query = (
-        select(db.Ruling.text)
-        .join(db.RulingMechanic, db.RulingMechanic.ruling_id == db.Ruling.id)
-        .join(db.Mechanic, db.Mechanic.id == db.RulingMechanic.mechanic_id)
-        .where(db.Mechanic.slug == slug)
+        select(schema.rulings.c.text)
+        .join(schema.ruling_mechanics, schema.ruling_mechanics.c.ruling_id == schema.rulings.c.id)
+        .join(schema.mechanics, schema.mechanics.c.id == schema.ruling_mechanics.c.mechanic_id)
+        .where(schema.mechanics.c.slug == slug)
     )
     with engine.connect() as connection:
         return set(connection.execute(query).scalars())
@@ -53,9 +58,9 @@ def tagged(engine: Engine, slug: str) -> set[str]:
 
 def shared_by_both(engine: Engine) -> set[str]:
     query = (
-        select(db.Ruling.text)
-        .join(db.CardRuling, db.CardRuling.ruling_id == db.Ruling.id)
-        .group_by(db.Ruling.id, db.Ruling.text)
+        select(schema.rulings.c.text)
+        .join(schema.card_rulings, schema.card_rulings.c.ruling_id == schema.rulings.c.id)
+        .group_by(schema.rulings.c.id, schema.rulings.c.text)
         .having(func.count() == 2)
     )
     with engine.connect() as connection:
@@ -64,9 +69,9 @@ def shared_by_both(engine: Engine) -> set[str]:
 
 def test_seed_pages_make_one_store_of_shared_rulings(engine: Engine) -> None:
     summary = run_import(engine, [DATA])
-    assert count(engine, db.Card) == 2
-    assert count(engine, db.Ruling) == 21
-    assert count(engine, db.CardRuling) == 33
+    assert count(engine, schema.cards) == 2
+    assert count(engine, schema.rulings) == 21
+    assert count(engine, schema.card_rulings) == 33
     shared = shared_by_both(engine)
     assert len(shared) == 12
     assert tagged(engine, "spree") == shared
@@ -88,9 +93,9 @@ def test_reimport_changes_nothing_and_says_so(engine: Engine) -> None:
 def test_german_dates_are_read_with_the_locale_pattern(engine: Engine) -> None:
     run_import(engine, [DATA])
     query = (
-        select(db.CardRuling.published_on)
-        .join(db.Card, db.Card.id == db.CardRuling.card_id)
-        .where(db.Card.name == "Three Steps Ahead")
+        select(schema.card_rulings.c.published_on)
+        .join(schema.cards, schema.cards.c.id == schema.card_rulings.c.card_id)
+        .where(schema.cards.c.name == "Three Steps Ahead")
     )
     with engine.connect() as connection:
         dates = connection.execute(query).scalars().all()
@@ -106,7 +111,7 @@ def test_damaged_copy_is_mended_whichever_arrives_first(engine: Engine, tmp_path
     summary = run_import(engine, [page])
     texts = tagged_texts(engine)
     assert MENDED in texts and DAMAGED not in texts
-    assert count(engine, db.Ruling) == 21
+    assert count(engine, schema.rulings) == 21
     assert summary.counts["rulings improved"] == 1
     assert_keys_and_pairs_follow_texts(engine)
     # The damaged copy arriving after the good text changes nothing.
@@ -117,7 +122,7 @@ def test_damaged_copy_is_mended_whichever_arrives_first(engine: Engine, tmp_path
 
 def tagged_texts(engine: Engine) -> set[str]:
     with engine.connect() as connection:
-        return set(connection.execute(select(db.Ruling.text)).scalars())
+        return set(connection.execute(select(schema.rulings.c.text)).scalars())
 
 
 def test_card_option_records_a_new_localized_name(engine: Engine, tmp_path: Path) -> None:
@@ -127,7 +132,7 @@ def test_card_option_records_a_new_localized_name(engine: Engine, tmp_path: Path
     with pytest.raises(ParseError, match="세 걸음 앞서"):
         run_import(engine, [page], ImportOptions(locale="ko"))
     run_import(engine, [page], ImportOptions(locale="ko", card="Three Steps Ahead"))
-    query = select(db.CardName.name).where(db.CardName.locale == "ko")
+    query = select(schema.card_names.c.name).where(schema.card_names.c.locale == "ko")
     with engine.connect() as connection:
         assert connection.execute(query).scalars().all() == ["세 걸음 앞서"]
     # Now known, the name finds its card and its locale without options.

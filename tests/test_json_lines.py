@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from benchmarks import synthetic
-from kb import db
+from kb import schema
 from kb.cli import cli
 from kb.importers import json_lines, scryfall, streams
 from kb.importing import run_import
@@ -295,23 +295,28 @@ def store_contents(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
     """What an import put in the store, without ids or where it came from."""
     queries = {
         "cards": select(
-            db.Card.name,
-            db.Card.oracle_id,
-            db.Card.mana_cost,
-            db.Card.type_line,
-            db.Card.oracle_text,
-            db.Card.layout,
+            schema.cards.c.name,
+            schema.cards.c.oracle_id,
+            schema.cards.c.mana_cost,
+            schema.cards.c.type_line,
+            schema.cards.c.oracle_text,
+            schema.cards.c.layout,
         ),
-        "names": select(db.Card.name, db.CardName.locale, db.CardName.name).join(db.CardName.card),
-        "rulings": select(db.Ruling.text, db.Ruling.origin),
+        "names": select(
+            schema.cards.c.name, schema.card_names.c.locale, schema.card_names.c.name
+        ).join(schema.card_names),
+        "rulings": select(schema.rulings.c.text, schema.rulings.c.origin),
         "links": select(
-            db.Card.name, db.Ruling.text, db.CardRuling.published_on, db.CardRuling.position
+            schema.cards.c.name,
+            schema.rulings.c.text,
+            schema.card_rulings.c.published_on,
+            schema.card_rulings.c.position,
         )
-        .join(db.CardRuling, db.CardRuling.card_id == db.Card.id)
-        .join(db.Ruling, db.Ruling.id == db.CardRuling.ruling_id),
-        "faces": select(db.Card.name, db.CardFace.position, db.CardFace.name).join(
-            db.CardFace, db.CardFace.card_id == db.Card.id
-        ),
+        .join(schema.card_rulings, schema.card_rulings.c.card_id == schema.cards.c.id)
+        .join(schema.rulings, schema.rulings.c.id == schema.card_rulings.c.ruling_id),
+        "faces": select(
+            schema.cards.c.name, schema.card_faces.c.position, schema.card_faces.c.name
+        ).join(schema.card_faces, schema.card_faces.c.card_id == schema.cards.c.id),
     }
     with engine.connect() as connection:
         return {key: sorted(connection.execute(query).all()) for key, query in queries.items()}

@@ -1,4 +1,4 @@
-"""Migrations are the schema's truth: they build the models' schema exactly, both ways."""
+"""Migrations are the schema's truth: they build kb.schema's tables exactly, both ways."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
-from kb import db, migrate
+from kb import migrate, schema
 from kb.engine import make_engine
 from kb.locales import LOCALE_CODES
 from kb.text import head_key
@@ -26,7 +26,7 @@ def test_first_migration_fills_the_eleven_print_languages(empty_database_url: st
     engine = make_engine(empty_database_url)
     migrate.upgrade(engine)
     with engine.connect() as connection:
-        codes = connection.execute(select(db.Locale.code)).scalars().all()
+        codes = connection.execute(select(schema.locales.c.code)).scalars().all()
     assert sorted(codes) == sorted(LOCALE_CODES)
     engine.dispose()
 
@@ -38,7 +38,7 @@ def test_downgrade_to_base_and_back(empty_database_url: str) -> None:
     assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
     migrate.upgrade(engine)
     migrate.check(engine)
-    assert set(db.Base.metadata.tables) <= set(inspect(engine).get_table_names())
+    assert set(schema.metadata.tables) <= set(inspect(engine).get_table_names())
     engine.dispose()
 
 
@@ -65,7 +65,9 @@ def test_a_database_of_other_tables_is_left_alone(empty_database_url: str) -> No
 
 def test_foreign_keys_are_enforced(engine: Engine) -> None:
     with pytest.raises(IntegrityError), engine.begin() as connection:
-        connection.execute(insert(db.CardName).values(card_id=12345, locale="de", name="Nirgends"))
+        connection.execute(
+            insert(schema.card_names).values(card_id=12345, locale="de", name="Nirgends")
+        )
 
 
 def test_0004_fills_head_keys_and_near_duplicates_of_stored_rulings(
@@ -86,8 +88,10 @@ def test_0004_fills_head_keys_and_near_duplicates_of_stored_rulings(
             )
     migrate.upgrade(engine)
     with engine.connect() as connection:
-        heads = connection.execute(select(db.Ruling.head_key).order_by(db.Ruling.id)).scalars()
-        pairs = connection.execute(select(db.NearDuplicate)).all()
+        heads = connection.execute(
+            select(schema.rulings.c.head_key).order_by(schema.rulings.c.id)
+        ).scalars()
+        pairs = connection.execute(select(schema.near_duplicates)).all()
     assert list(heads) == [head_key(curly), head_key(straight)]
     assert [(p.ruling_id, p.other_ruling_id, p.reason) for p in pairs] == [(1, 2, "same beginning")]
     engine.dispose()

@@ -10,7 +10,7 @@ import pytest
 from conftest import assert_keys_and_pairs_follow_texts, run_kb
 from sqlalchemy import select
 
-from kb import db, edits
+from kb import edits, schema
 from kb.engine import make_engine
 from kb.sql import QueryError, run_query, saved_queries
 
@@ -112,7 +112,9 @@ def test_near_duplicate_rulings(demo_url: str) -> None:
     edits.set_ruling_text(engine, "ann", 21, good)
     assert_keys_and_pairs_follow_texts(engine)
     with engine.connect() as connection:
-        damaged = connection.execute(select(db.Ruling.text).where(db.Ruling.id == 16)).scalar_one()
+        damaged = connection.execute(
+            select(schema.rulings.c.text).where(schema.rulings.c.id == 16)
+        ).scalar_one()
     engine.dispose()
     pairs = rows(demo_url, "near_duplicate_rulings")
     assert [tuple(row.values()) for row in pairs] == [
@@ -123,7 +125,9 @@ def test_near_duplicate_rulings(demo_url: str) -> None:
 def test_near_duplicates_begin_alike_once_typography_is_folded(demo_url: str) -> None:
     engine = make_engine(demo_url)
     with engine.connect() as connection:
-        token = connection.execute(select(db.Ruling.text).where(db.Ruling.id == 6)).scalar_one()
+        token = connection.execute(
+            select(schema.rulings.c.text).where(schema.rulings.c.id == 6)
+        ).scalar_one()
     assert "’" in token[:60]
     # Ruling 10 edited to ruling 6's beginning with a straight apostrophe: kb's heads are
     # folded, so the pair is found; the revert restores ruling 10's key with its text.
@@ -157,7 +161,9 @@ def test_translations_to_review(demo_url: str) -> None:
     # The review was of ruling 3's English as it was: a change of its wording reopens it, a
     # change of typography alone (its key stays) does not, and a revert closes it again.
     with engine.connect() as connection:
-        english = connection.execute(select(db.Ruling.text).where(db.Ruling.id == 3)).scalar_one()
+        english = connection.execute(
+            select(schema.rulings.c.text).where(schema.rulings.c.id == 3)
+        ).scalar_one()
     edits.set_ruling_text(engine, "cy", 3, english.replace(" ", "  ", 1))
     assert waiting() == [draft]
     reworded = edits.set_ruling_text(engine, "cy", 3, english + " (See rule 702.172.)")

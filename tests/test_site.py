@@ -26,7 +26,7 @@ from realdata import DATA
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
 
-from kb import db, edits
+from kb import edits, schema
 from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
@@ -71,11 +71,11 @@ def _mtimes(folder: Path) -> dict[str, int]:
 def _add_card(engine: Engine, name: str, **names: str) -> int:
     with engine.begin() as connection:
         card_id = connection.execute(
-            insert(db.Card).values(name=name).returning(db.Card.id)
+            insert(schema.cards).values(name=name).returning(schema.cards.c.id)
         ).scalar_one()
         for locale, localized in names.items():
             connection.execute(
-                insert(db.CardName).values(card_id=card_id, locale=locale, name=localized)
+                insert(schema.card_names).values(card_id=card_id, locale=locale, name=localized)
             )
     return card_id
 
@@ -321,9 +321,13 @@ def test_rulings_are_shown_as_text(demo_store: Engine, tmp_path: Path) -> None:
     hostile = "<script>alert('x')</script> Tom & Jerry"
     with demo_store.begin() as connection:
         ruling_id = connection.execute(
-            select(db.Ruling.id).where(db.Ruling.text.like("You can%t choose the same mode%"))
+            select(schema.rulings.c.id).where(
+                schema.rulings.c.text.like("You can%t choose the same mode%")
+            )
         ).scalar_one()
-        connection.execute(update(db.Ruling).where(db.Ruling.id == ruling_id).values(text=hostile))
+        connection.execute(
+            update(schema.rulings).where(schema.rulings.c.id == ruling_id).values(text=hostile)
+        )
     page = (build(demo_store, tmp_path / "site").out / GERMAN_PAGE).read_text("utf-8")
     assert "<script>" not in page
     assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; Tom &amp; Jerry" in page
@@ -334,18 +338,20 @@ def test_reviewed_translation_is_shown_marked_unofficial(
 ) -> None:
     with demo_store.begin() as connection:
         ruling_id = connection.execute(
-            select(db.Ruling.id).where(db.Ruling.text.like("You can%t choose the same mode%"))
+            select(schema.rulings.c.id).where(
+                schema.rulings.c.text.like("You can%t choose the same mode%")
+            )
         ).scalar_one()
         connection.execute(
-            insert(db.RulingTranslation),
+            insert(schema.ruling_translations),
             [
                 {"ruling_id": ruling_id, "locale": "de", "text": "Kein Modus zweimal."},
                 {"ruling_id": ruling_id, "locale": "it", "text": "Bozza."},
             ],
         )
         connection.execute(
-            update(db.RulingTranslation)
-            .where(db.RulingTranslation.locale == "de")
+            update(schema.ruling_translations)
+            .where(schema.ruling_translations.c.locale == "de")
             .values(status="reviewed")
         )
     site = build(demo_store, tmp_path / "site").out
@@ -389,8 +395,8 @@ def test_a_review_stands_only_for_the_english_text_it_was_of(
 ) -> None:
     with demo_store.connect() as connection:
         ruling_id, english = connection.execute(
-            select(db.Ruling.id, db.Ruling.text).where(
-                db.Ruling.text.like("You can%t choose the same mode%")
+            select(schema.rulings.c.id, schema.rulings.c.text).where(
+                schema.rulings.c.text.like("You can%t choose the same mode%")
             )
         ).one()
     edits.set_translation(demo_store, "ann", ruling_id, "de", "Kein Modus zweimal.")
@@ -423,8 +429,8 @@ def test_incremental_build_rewrites_only_changed_pages(demo_store: Engine, tmp_p
 
     with demo_store.begin() as connection:
         connection.execute(
-            update(db.CardName)
-            .where(db.CardName.card_id == extra, db.CardName.locale == "de")
+            update(schema.card_names)
+            .where(schema.card_names.c.card_id == extra, schema.card_names.c.locale == "de")
             .values(name="Feuer // Eis!")
         )
     changed = build(demo_store, out)
@@ -439,7 +445,7 @@ def test_incremental_build_rewrites_only_changed_pages(demo_store: Engine, tmp_p
     assert (out / "it/cards/fire-ice.html").is_file()
 
     with demo_store.begin() as connection:
-        connection.execute(delete(db.Card).where(db.Card.id == extra))
+        connection.execute(delete(schema.cards).where(schema.cards.c.id == extra))
     removed = build(demo_store, out)
     assert removed.removed == 11 and not (out / "de/cards/fire-ice.html").exists()
 
@@ -453,7 +459,9 @@ def test_failed_build_leaves_the_previous_site(
     out = build(demo_store, tmp_path / "site").out
     before = _files(out)
     with demo_store.begin() as connection:
-        connection.execute(update(db.CardName).values(name=db.CardName.name + " (neu)"))
+        connection.execute(
+            update(schema.card_names).values(name=schema.card_names.c.name + " (neu)")
+        )
 
     def broken(*_args: object) -> list[render.Page]:
         raise RuntimeError("disk full")

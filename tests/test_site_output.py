@@ -26,7 +26,7 @@ from realdata import DATA
 from sqlalchemy import or_, update
 from sqlalchemy.engine import Engine
 
-from kb import db
+from kb import schema
 from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
@@ -100,8 +100,10 @@ def _versions(folder: Path) -> list[str]:
 def _edit_spree_modes(engine: Engine, text: str) -> None:
     with engine.begin() as connection:
         connection.execute(
-            update(db.Ruling)
-            .where(or_(db.Ruling.text.like(SPREE_MODES), db.Ruling.text.like("Edited:%")))
+            update(schema.rulings)
+            .where(
+                or_(schema.rulings.c.text.like(SPREE_MODES), schema.rulings.c.text.like("Edited:%"))
+            )
             .values(text=f"Edited: {text}")
         )
 

@@ -19,7 +19,7 @@ from realdata import DATA
 from sqlalchemy import delete, insert, or_, text, update
 from sqlalchemy.engine import Connection, Engine
 
-from kb import db
+from kb import schema
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import LOCALES
@@ -62,8 +62,13 @@ def _edit_spree_modes(engine: Engine, new_text: str) -> None:
     text the demo data gives it; later ones: the text the last one gave it)."""
     with engine.begin() as connection:
         connection.execute(
-            update(db.Ruling)
-            .where(or_(db.Ruling.text.like(SPREE_MODES), db.Ruling.text.like(f"{EDITED}%")))
+            update(schema.rulings)
+            .where(
+                or_(
+                    schema.rulings.c.text.like(SPREE_MODES),
+                    schema.rulings.c.text.like(f"{EDITED}%"),
+                )
+            )
             .values(text=f"{EDITED} {new_text}")
         )
 
@@ -114,22 +119,24 @@ def test_watch_builds_again_after_each_write(
 
     with demo_store.begin() as connection:  # a new card: the index is read again
         card_id = connection.execute(
-            insert(db.Card).values(name="Fire // Ice").returning(db.Card.id)
+            insert(schema.cards).values(name="Fire // Ice").returning(schema.cards.c.id)
         ).scalar_one()
         connection.execute(
-            insert(db.CardName).values(card_id=card_id, locale="de", name="Feuer // Eis")
+            insert(schema.card_names).values(card_id=card_id, locale="de", name="Feuer // Eis")
         )
     assert watcher.next_build().written > 11
     assert (out / "de/cards/fire-ice.html").is_file()
     _as_a_new_build_makes_it(demo_store, out, tmp_path / "2")
 
     with demo_store.begin() as connection:  # renamed: its pages move
-        connection.execute(update(db.Card).where(db.Card.id == card_id).values(name="Ice // Fire"))
+        connection.execute(
+            update(schema.cards).where(schema.cards.c.id == card_id).values(name="Ice // Fire")
+        )
     assert watcher.next_build().removed == 11
     _as_a_new_build_makes_it(demo_store, out, tmp_path / "3")
 
     with demo_store.begin() as connection:
-        connection.execute(delete(db.Card).where(db.Card.id == card_id))
+        connection.execute(delete(schema.cards).where(schema.cards.c.id == card_id))
     assert watcher.next_build().removed == 11
     _as_a_new_build_makes_it(demo_store, out, tmp_path / "4")
 
@@ -148,7 +155,7 @@ def test_tags_and_general_rulings_are_read_again_where_the_cards_changed(
     watcher, out, kept = watching
     with demo_store.begin() as connection:  # a card with no ruling: the index is read again
         fire_ice = connection.execute(
-            insert(db.Card).values(name="Fire // Ice").returning(db.Card.id)
+            insert(schema.cards).values(name="Fire // Ice").returning(schema.cards.c.id)
         ).scalar_one()
     watcher.next_build()
     assert kept.index is not None
@@ -173,25 +180,25 @@ def test_tags_and_general_rulings_are_read_again_where_the_cards_changed(
     three_steps, crossfire = known["Three Steps Ahead"], known["Caught in the Crossfire"]
     edits = [
         # a card with no general ruling changed: the general rulings are those found before
-        insert(db.CardName).values(card_id=fire_ice, locale="de", name="Feuer // Eis"),
+        insert(schema.card_names).values(card_id=fire_ice, locale="de", name="Feuer // Eis"),
         # a card tagged: listed on the mechanic's pages
-        insert(db.CardMechanic).values(card_id=three_steps, mechanic_id=known["outlaw"]),
+        insert(schema.card_mechanics).values(card_id=three_steps, mechanic_id=known["outlaw"]),
         # a tagged ruling on a second card: general now
-        insert(db.CardRuling).values(
+        insert(schema.card_rulings).values(
             card_id=three_steps, ruling_id=outlaw_ruling, published_on=None, position=99
         ),
         # untagged: general no more
-        delete(db.RulingMechanic).where(db.RulingMechanic.ruling_id == outlaw_ruling),
+        delete(schema.ruling_mechanics).where(schema.ruling_mechanics.c.ruling_id == outlaw_ruling),
         # a general ruling deleted
-        delete(db.Ruling).where(db.Ruling.text.like(SPREE_MODES)),
+        delete(schema.rulings).where(schema.rulings.c.text.like(SPREE_MODES)),
         # a tagged card renamed in one locale: its mechanics' pages and that locale's A–Z
-        update(db.CardName)
-        .where(db.CardName.card_id == three_steps, db.CardName.locale == "de")
+        update(schema.card_names)
+        .where(schema.card_names.c.card_id == three_steps, schema.card_names.c.locale == "de")
         .values(name="Drei Schritte zurück"),
         # a card untagged
-        delete(db.CardMechanic).where(
-            db.CardMechanic.card_id == crossfire,
-            db.CardMechanic.mechanic_id == known["spree"],
+        delete(schema.card_mechanics).where(
+            schema.card_mechanics.c.card_id == crossfire,
+            schema.card_mechanics.c.mechanic_id == known["spree"],
         ),
     ]
     for number, edit in enumerate(edits):
@@ -228,9 +235,9 @@ def test_a_ruling_counts_once_it_stands_on_a_card(
     text_of_it = "A ruling that stands on no card yet."
     with demo_store.begin() as connection:
         ruling_id = connection.execute(
-            insert(db.Ruling)
+            insert(schema.rulings)
             .values(text=text_of_it, **ruling_keys(text_of_it))
-            .returning(db.Ruling.id)
+            .returning(schema.rulings.c.id)
         ).scalar_one()
     _as_a_new_build_makes_it(demo_store, out, tmp_path / "unlinked")
     with demo_store.begin() as connection:
@@ -238,7 +245,7 @@ def test_a_ruling_counts_once_it_stands_on_a_card(
             text("SELECT id FROM cards WHERE name = 'Three Steps Ahead'")
         ).scalar_one()
         connection.execute(
-            insert(db.CardRuling).values(
+            insert(schema.card_rulings).values(
                 card_id=card_id, ruling_id=ruling_id, published_on=None, position=99
             )
         )
@@ -254,13 +261,15 @@ def test_a_build_that_fails_is_reported_and_the_next_write_builds_again(
     before = _pages(out)
     with demo_store.begin() as connection:
         connection.execute(text("ALTER TABLE rulings RENAME TO rulings_away"))
-        connection.execute(update(db.CardName).values(name=db.CardName.name + " (neu)"))
+        connection.execute(
+            update(schema.card_names).values(name=schema.card_names.c.name + " (neu)")
+        )
     failure = watcher.failures.get(timeout=60)
     assert "rulings" in str(failure)
     assert _pages(out) == before
     with demo_store.begin() as connection:
         connection.execute(text("ALTER TABLE rulings_away RENAME TO rulings"))
-        connection.execute(update(db.CardName).values(name=db.CardName.name + "!"))
+        connection.execute(update(schema.card_names).values(name=schema.card_names.c.name + "!"))
     watcher.next_build()
     assert "(neu)!" in (out / "de/cards/three-steps-ahead.html").read_text()
     assert watcher.failures.empty()
@@ -324,7 +333,7 @@ def test_the_manifest_is_written_when_the_store_is_quiet(
 def test_a_page_deleted_by_hand_is_written_again(demo_store: Engine, tmp_path: Path) -> None:
     """What a build that keeps running knows of the site does not hide a missing page."""
     with demo_store.begin() as connection:
-        connection.execute(insert(db.Card).values(name="Island"))
+        connection.execute(insert(schema.cards).values(name="Island"))
     kept = WatchState()
     out = build(demo_store, tmp_path / "site", kept=kept).out
     _edit_spree_modes(demo_store, "once.")

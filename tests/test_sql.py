@@ -11,7 +11,7 @@ from conftest import run_kb
 from sqlalchemy import func, inspect, select
 from sqlalchemy.engine import Engine
 
-from kb import db, sql
+from kb import schema, sql
 from kb.cli import cli
 from kb.engine import make_engine
 
@@ -230,7 +230,7 @@ POSTGRESQL_BYPASSES = [
 
 def _store_state(engine: Engine) -> tuple[int, list[str]]:
     with engine.connect() as connection:
-        locales = connection.execute(select(func.count()).select_from(db.Locale)).scalar_one()
+        locales = connection.execute(select(func.count()).select_from(schema.locales)).scalar_one()
     return locales, sorted(inspect(engine).get_table_names())
 
 

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, or_, select
 from sqlalchemy.engine import Connection
 
-from kb.site import tables
+from kb import schema as tables
 from kb.site.paths import unique_slugs
 
 RESERVED_SLUGS = frozenset({"index"})

@@ -1,0 +1,378 @@
+"""The store's schema, declared once: SQLAlchemy Core tables on one ``MetaData``.
+
+The Alembic migrations under migrations/ are the schema's source of truth; these tables mirror
+them (``alembic check`` finds no drift, tests/test_migrations.py). Every part of kb that reads
+or writes the store uses them: the loader, edits, the exporter, the site build, ``kb schema``
+and migrations/env.py. Core tables, not ORM models: kb opens no ``Session``, and Core loads
+without SQLAlchemy's ORM (docs/schema-migrations.md has the import costs). Community editors
+write SQL against these table and column names, so they are part of kb's public interface.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Date,
+    DateTime,
+    FetchedValue,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+from sqlalchemy import text as sql_text
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+# Columns are NOT NULL unless they say nullable=True, as the migrations create them.
+
+locales = Table(
+    "locales",
+    metadata,
+    Column("code", String(16), primary_key=True),
+    Column("english_name", String(64), nullable=False),
+    Column("native_name", String(64), nullable=False),
+    comment="The eleven languages Magic is printed in.",
+)
+
+sources = Table(
+    "sources",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("uri", Text, nullable=False),
+    Column("format", String(32), nullable=False),
+    Column("sha256", String(64), nullable=False, index=True),
+    Column("imported_at", DateTime, nullable=False),
+    Column("stats", JSON, nullable=True),
+    comment="Imported files: where records came from.",
+)
+
+cards = Table(
+    "cards",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", Text, nullable=False, unique=True, comment="English name."),
+    Column(
+        "oracle_id",
+        String(36),
+        nullable=True,
+        unique=True,
+        comment="Scryfall Oracle ID, where known.",
+    ),
+    Column("mana_cost", Text, nullable=True),
+    Column("type_line", Text, nullable=True),
+    Column("oracle_text", Text, nullable=True),
+    Column(
+        "layout",
+        String(32),
+        nullable=True,
+        comment="normal, split, transform, modal_dfc, meld, flip, adventure, ...",
+    ),
+    comment="One Oracle card, whatever its printings and languages.",
+)
+
+card_faces = Table(
+    "card_faces",
+    metadata,
+    Column("card_id", Integer, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("name", Text, nullable=False),
+    comment="Faces of split, double-faced, flip, adventure and meld cards.",
+)
+
+card_names = Table(
+    "card_names",
+    metadata,
+    Column("card_id", Integer, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("locale", String(16), ForeignKey("locales.code"), primary_key=True),
+    Column("name", Text, nullable=False, comment="The name printed on cards in this locale."),
+    Column(
+        "source_id",
+        Integer,
+        ForeignKey("sources.id"),
+        nullable=True,
+        index=True,
+        comment="The imported file that gave the name; NULL when an editor typed it.",
+    ),
+    Index("ix_card_names_name", "name"),
+    comment="A card's printed name in one locale (English included).",
+)
+
+rulings = Table(
+    "rulings",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("text", Text, nullable=False),
+    Column(
+        "text_key",
+        String(32),
+        nullable=False,
+        unique=True,
+        comment="Hash of the text with typography folded: one per ruling.",
+    ),
+    Column(
+        "skeleton_key",
+        String(32),
+        nullable=False,
+        index=True,
+        comment="Hash of the folded text without mana symbols: shared by damaged copies.",
+    ),
+    # Nullable only because SQLite cannot add a NOT NULL column to a table holding rows (and
+    # rebuilding rulings would cascade-delete its links); kb fills it on every write.
+    Column(
+        "head_key",
+        String(32),
+        nullable=True,
+        index=True,
+        comment="Hash of the folded text's first 60 characters: shared by rulings that begin "
+        "alike (near_duplicate_rulings).",
+    ),
+    Column(
+        "origin",
+        String(16),
+        nullable=True,
+        comment="Who wrote it, where a source says: wotc or scryfall.",
+    ),
+    comment="One ruling text, shared by every card it applies to.",
+)
+
+near_duplicates = Table(
+    "near_duplicates",
+    metadata,
+    Column("ruling_id", Integer, ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "other_ruling_id",
+        Integer,
+        ForeignKey("rulings.id", ondelete="CASCADE"),
+        primary_key=True,
+        index=True,
+        comment="The later ruling of the pair (other_ruling_id > ruling_id).",
+    ),
+    Column(
+        "reason",
+        String(32),
+        nullable=False,
+        comment="same without symbols (a damaged copy) or same beginning.",
+    ),
+    comment="Pairs of rulings that may be one ruling; kb recomputes a ruling's pairs "
+    "whenever its text is written (import, kb edit, kb revert).",
+)
+
+card_rulings = Table(
+    "card_rulings",
+    metadata,
+    Column("card_id", Integer, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("ruling_id", Integer, ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "published_on",
+        Date,
+        nullable=True,
+        comment="Date the ruling was published for this card; NULL where the page had none.",
+    ),
+    Column("position", Integer, nullable=False, comment="Order on the card's page."),
+    Column("source_id", Integer, ForeignKey("sources.id"), nullable=True, index=True),
+    # undated_links: the few links still waiting for a date, without reading every link.
+    Index(
+        "ix_card_rulings_undated",
+        "card_id",
+        sqlite_where=sql_text("published_on IS NULL"),
+        postgresql_where=sql_text("published_on IS NULL"),
+    ),
+    # A ruling's cards read from the index alone (ruling_cards_view, untagged_rulings).
+    Index("ix_card_rulings_ruling_id_card_id", "ruling_id", "card_id"),
+    comment="A ruling as published for one card: links cards and rulings.",
+)
+
+mechanics = Table(
+    "mechanics",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("slug", String(64), nullable=False, unique=True, comment="Stable English identifier."),
+    Column("kind", String(32), nullable=False, comment="keyword_ability, keyword_action or term."),
+    Column("rule", String(16), nullable=True, comment="Comprehensive Rules section."),
+    Column(
+        "pattern",
+        Text,
+        nullable=True,
+        comment="Regular expression (case-insensitive) that tags rulings and Oracle texts.",
+    ),
+    comment="Keyword abilities, keyword actions and terms (such as outlaw) used as tags.",
+)
+
+mechanic_names = Table(
+    "mechanic_names",
+    metadata,
+    Column(
+        "mechanic_id", Integer, ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("locale", String(16), ForeignKey("locales.code"), primary_key=True),
+    Column("name", Text, nullable=False),
+    comment="A mechanic's name in one locale.",
+)
+
+card_mechanics = Table(
+    "card_mechanics",
+    metadata,
+    Column("card_id", Integer, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "mechanic_id", Integer, ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True
+    ),
+    # A mechanic's cards read from the index alone (missing_names).
+    Index("ix_card_mechanics_mechanic_id_card_id", "mechanic_id", "card_id"),
+    comment="Tags: which cards have which mechanic.",
+)
+
+ruling_mechanics = Table(
+    "ruling_mechanics",
+    metadata,
+    Column("ruling_id", Integer, ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "mechanic_id",
+        Integer,
+        ForeignKey("mechanics.id", ondelete="CASCADE"),
+        primary_key=True,
+        index=True,
+    ),
+    comment="Tags: which rulings explain which mechanic.",
+)
+
+ruling_translations = Table(
+    "ruling_translations",
+    metadata,
+    Column("ruling_id", Integer, ForeignKey("rulings.id", ondelete="CASCADE"), primary_key=True),
+    Column("locale", String(16), ForeignKey("locales.code"), primary_key=True),
+    Column("text", Text, nullable=False),
+    Column("status", String(16), nullable=False, default="draft", comment="draft or reviewed."),
+    Column(
+        "reviewed_key",
+        String(32),
+        nullable=True,
+        comment="The ruling's text_key when the translation was reviewed; while the English "
+        "text keeps that key, the review stands. NULL: not recorded (a review written by hand).",
+    ),
+    # translations_to_review asks for one locale's drafts.
+    Index("ix_ruling_translations_locale_status", "locale", "status"),
+    comment="Community translations of rulings; unofficial, shown beside the English.",
+)
+
+revisions = Table(
+    "revisions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("editor", String(64), nullable=False, index=True, comment="Who made the edit."),
+    Column("made_at", DateTime, nullable=False, comment="When (UTC)."),
+    Column("action", String(32), nullable=False, comment="The edit, e.g. ruling-text."),
+    Column("table_name", String(64), nullable=False, comment="The table the edit changed."),
+    Column(
+        "row_key", JSON, nullable=False, comment="Primary key of the changed row, as a JSON object."
+    ),
+    Column(
+        "old_value",
+        JSON,
+        nullable=True,
+        comment="The changed columns before the edit; NULL when the row was added.",
+    ),
+    Column(
+        "new_value",
+        JSON,
+        nullable=True,
+        comment="The changed columns after the edit; NULL when the row was removed.",
+    ),
+    Column(
+        "card_id",
+        Integer,
+        nullable=True,
+        index=True,
+        comment="The card concerned, if any (for kb history --card).",
+    ),
+    Column(
+        "ruling_id",
+        Integer,
+        nullable=True,
+        index=True,
+        comment="The ruling concerned, if any (for kb history --ruling).",
+    ),
+    Column(
+        "reverts_id",
+        Integer,
+        ForeignKey("revisions.id"),
+        nullable=True,
+        comment="The revision this one undoes.",
+    ),
+    comment="Audit log: every edit made with kb edit or kb revert.",
+)
+
+site_changes = Table(
+    "site_changes",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column(
+        "card_id",
+        Integer,
+        nullable=True,
+        comment="The card whose pages may have changed; NULL: any card.",
+    ),
+    Column(
+        "transaction_id",
+        BigInteger,
+        nullable=True,
+        comment="PostgreSQL: the writing transaction (pg_current_xact_id).",
+    ),
+    Column(
+        "nonce",
+        String(16),
+        # Each engine's random expression, set by migration 0008.
+        server_default=FetchedValue(),
+        nullable=False,
+        comment="Random: tells this row from a row another copy of the store wrote under the "
+        "same id.",
+    ),
+    comment="Change log for incremental site builds: one row per card a write may have "
+    "changed, written by triggers; card_id NULL means any card.",
+    sqlite_autoincrement=True,
+)
+
+# Views created by migration 0002 for editors' queries. They are not tables in ``metadata``
+# (Alembic would try to create them); this is what kb schema and docs/schema.md show of them.
+VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "names_view": (
+        "A card's name in every locale: one row per card and locale, name NULL where missing.",
+        ("card_id", "card", "locale", "language", "name"),
+    ),
+    "card_rulings_view": (
+        "A card's rulings in every locale, with its localized name (NULL where missing) and "
+        "the ruling's mechanic tags (comma-separated slugs).",
+        (
+            "card_id",
+            "card",
+            "locale",
+            "localized_name",
+            "ruling_id",
+            "ruling",
+            "published_on",
+            "position",
+            "mechanics",
+        ),
+    ),
+    "ruling_cards_view": (
+        "Each ruling with the number and English names of the cards sharing it, and its tags.",
+        ("ruling_id", "ruling", "card_count", "cards", "mechanics"),
+    ),
+    "near_duplicates_view": (
+        "Each pair of near_duplicates with both rulings' texts.",
+        ("ruling_id", "other_ruling_id", "reason", "ruling", "other_ruling"),
+    ),
+}
