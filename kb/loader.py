@@ -10,15 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import Table, and_, func, insert, select, tuple_, update
 from sqlalchemy.engine import Connection
 
 from kb import db
+from kb.batches import BATCH_SIZE, chunks
 from kb.locales import canonical_locale
 from kb.official_names import name_a_page_keeps
 from kb.records import (
@@ -33,10 +33,7 @@ from kb.records import (
 from kb.tagging import MechanicMatcher, slugify_mechanic, word_pattern
 from kb.text import better_text, has_symbols, normalize, ruling_keys, text_key
 
-BATCH_SIZE = 2000
 HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
-# Well under SQLite's and PostgreSQL's bound-parameter limits.
-IN_CHUNK = 900
 
 cards = db.Base.metadata.tables["cards"]
 card_names = db.Base.metadata.tables["card_names"]
@@ -51,15 +48,6 @@ sources = db.Base.metadata.tables["sources"]
 revisions = db.Base.metadata.tables["revisions"]
 _EDITED_TABLES = ("rulings", "card_names", "card_mechanics", "ruling_mechanics")
 """The tables whose editors' changes an import keeps (see Loader._replaced_by_editors)."""
-
-T = TypeVar("T")
-
-
-def chunks(items: Iterable[T], size: int = IN_CHUNK) -> Iterator[list[T]]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
-
 
 near_duplicates = db.Base.metadata.tables["near_duplicates"]
 SAME_WITHOUT_SYMBOLS = "same without symbols"
