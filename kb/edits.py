@@ -21,9 +21,9 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import InstrumentedAttribute
 
-from kb import text as ruling_text
+from kb import derived
 from kb.db import Base, Card, CardName, CardRuling, Mechanic, Revision, Ruling, RulingTranslation
-from kb.loader import refresh_near_duplicates
+from kb.derived import refresh_near_duplicates
 from kb.sql import QueryResult
 
 # Long enough for a queue of editors on one SQLite file; each edit holds the lock briefly.
@@ -97,7 +97,7 @@ def _table(name: str) -> Table:
 def _derived(table: str, values: Values) -> Values:
     """Columns computed from the edited ones: a ruling's keys follow its text."""
     if table == "rulings" and "text" in values:
-        return ruling_text.ruling_keys(values["text"])
+        return derived.ruling_keys(values["text"])
     return {}
 
 
