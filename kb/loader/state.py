@@ -36,7 +36,7 @@ class LoadState:
     """Rulings whose text this run wrote: the finish refreshes their near duplicates."""
     retag_everything: bool = False
     """A mechanic was added or changed: the finish tags every card and ruling again."""
-    _corrections: dict[str, dict[Any, Any]] | None = None
+    _corrections: dict[str, dict[Any, Any]] | None = field(default=None, init=False, repr=False)
 
     def source(self) -> int:
         """The id of the file's ``sources`` row, written with the first row the file adds."""
