@@ -15,7 +15,7 @@ from typing import Any
 
 import ijson  # type: ignore[import-untyped]
 
-from kb.loader import chunks
+from kb.batches import chunks
 from kb.locales import canonical_locale
 
 BATCH = 5000

@@ -20,8 +20,8 @@ from sqlalchemy import Column, Table, and_, delete, insert, or_, select, true, u
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from kb import text as ruling_text
-from kb.loader import refresh_near_duplicates
+from kb import derived
+from kb.derived import refresh_near_duplicates
 from kb.schema import (
     card_names,
     card_rulings,
@@ -105,7 +105,7 @@ def _table(name: str) -> Table:
 def _derived(table: str, values: Values) -> Values:
     """Columns computed from the edited ones: a ruling's keys follow its text."""
     if table == "rulings" and "text" in values:
-        return ruling_text.ruling_keys(values["text"])
+        return derived.ruling_keys(values["text"])
     return {}
 
 

@@ -29,7 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from kb import schema
-from kb.loader import chunks
+from kb.batches import chunks
 from kb.locales import BY_CODE
 from kb.records import FACE_SEPARATOR
 

@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, schema
+from kb.batches import BATCH_SIZE, chunks
 from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
     catalog,
@@ -32,7 +33,7 @@ from kb.importers import (
 )
 from kb.importers.recognise import UnknownFormat, detect_format
 from kb.importers.streams import Input
-from kb.loader import BATCH_SIZE, Loader, Summary, chunks
+from kb.loader import Loader, Summary
 from kb.records import ParseError, Record
 
 # Below this much input, starting a parser process costs more than it saves.

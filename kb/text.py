@@ -3,7 +3,8 @@
 Two copies of a ruling are the same entry when they differ only by typography: Unicode
 normalisation form, curly or straight quotes, dashes, spacing. A copy that lost its mana symbols
 (``{X}``, ``{T}``) when a page was scraped is a *damaged variant*: the same ruling, and the text
-with the symbols is the better one.
+with the symbols is the better one. The keys a ruling stores beside its text, and the near
+duplicates they find, are derived from these in kb.derived.
 """
 
 from __future__ import annotations
@@ -42,43 +43,24 @@ def normalize(text: str) -> str:
     return _SPACE.sub(" ", folded).strip()
 
 
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+def digest(folded: str) -> str:
+    """Fixed-size key of a folded text (``normalize``'s result): what the stored keys are."""
+    return hashlib.blake2b(folded.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def text_key(text: str) -> str:
     """Fixed-size key of the normalised text (unique per ruling)."""
-    return _digest(normalize(text))
+    return digest(normalize(text))
 
 
 def has_symbols(text: str) -> bool:
     return _SYMBOL.search(text) is not None
 
 
-def _skeleton(folded: str) -> str:
+def skeleton(folded: str) -> str:
+    """The folded text without its mana symbols: shared by a ruling and its damaged copies."""
     stripped = _SPACE.sub(" ", _SYMBOL.sub("", folded)).strip()
     return _SPACE_BEFORE_PUNCTUATION.sub("", stripped)
-
-
-HEAD_LENGTH = 60
-"""Rulings whose folded texts begin with this many characters alike may be one ruling."""
-
-
-def head_key(text: str) -> str:
-    """Key of the folded text's first ``HEAD_LENGTH`` characters: shared by near duplicates."""
-    return _digest(normalize(text)[:HEAD_LENGTH])
-
-
-def ruling_keys(text: str) -> dict[str, str]:
-    """The keys a ruling stores beside its text, by column: they change whenever it does.
-    (The text is folded once for all three: an import computes them for every new ruling.)"""
-    folded = normalize(text)
-    return {
-        "text_key": _digest(folded),
-        # Without mana symbols: shared by a ruling and its damaged copies.
-        "skeleton_key": _digest(_skeleton(folded)),
-        "head_key": _digest(folded[:HEAD_LENGTH]),
-    }
 
 
 def better_text(kept: str, incoming: str) -> str:

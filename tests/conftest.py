@@ -19,8 +19,7 @@ from realdata import DATA
 from sqlalchemy import select, text
 from sqlalchemy.engine import Engine, make_url
 
-from kb import migrate, schema
-from kb import text as ruling_text
+from kb import derived, migrate, schema
 from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
@@ -183,17 +182,17 @@ def assert_keys_and_pairs_follow_texts(engine: Engine) -> None:
         stored = connection.execute(select(schema.rulings)).all()
         pairs = connection.execute(select(schema.near_duplicates)).all()
     for ruling in stored:
-        keys = ruling_text.ruling_keys(ruling.text)
+        keys = derived.ruling_keys(ruling.text)
         assert {key: getattr(ruling, key) for key in keys} == keys, ruling.text
     expected = {}
     for a, b in combinations(sorted(stored, key=lambda ruling: ruling.id), 2):
         if (
-            ruling_text.ruling_keys(a.text)["skeleton_key"]
-            == ruling_text.ruling_keys(b.text)["skeleton_key"]
+            derived.ruling_keys(a.text)["skeleton_key"]
+            == derived.ruling_keys(b.text)["skeleton_key"]
         ):
             expected[(a.id, b.id)] = "same without symbols"
         elif (
-            ruling_text.head_key(a.text) == ruling_text.head_key(b.text)
+            derived.head_key(a.text) == derived.head_key(b.text)
             and abs(len(a.text) - len(b.text)) <= 10
         ):
             expected[(a.id, b.id)] = "same beginning"

@@ -9,9 +9,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
 from kb import migrate, schema
+from kb.derived import head_key
 from kb.engine import make_engine
 from kb.locales import LOCALE_CODES
-from kb.text import head_key
 
 
 def test_upgrade_to_head_leaves_no_drift(empty_database_url: str) -> None:

@@ -21,10 +21,9 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
 from kb import changelog, migrate
+from kb.derived import refresh_near_duplicates, ruling_keys
 from kb.engine import make_engine
 from kb.importing import run_import
-from kb.loader import refresh_near_duplicates
-from kb.text import ruling_keys
 
 EXPECTED = ROOT / "tests" / "expected"
 MIGRATIONS = ROOT / "migrations"

@@ -20,6 +20,7 @@ from sqlalchemy import delete, insert, or_, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from kb import schema
+from kb.derived import ruling_keys
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import LOCALES
@@ -29,7 +30,6 @@ from kb.site.build import BuildOptions, BuildResult, CodeChanged, WatchState, bu
 from kb.site.manifest import Manifest
 from kb.site.output import MANIFEST
 from kb.site.watch import watch
-from kb.text import ruling_keys
 
 SPREE_MODES = "You can%t choose the same mode%"
 EDITED = "Edited:"

@@ -8,11 +8,12 @@ import pytest
 from babel import Locale as BabelLocale
 from babel.dates import format_date, get_date_format, parse_pattern
 
+from kb.derived import ruling_keys
 from kb.importers.seed_pages import parse_page
 from kb.locales import BY_CODE, LOCALE_CODES, canonical_locale
 from kb.records import ParseError
 from kb.site.render import CldrDates, medium_date
-from kb.text import better_text, normalize, ruling_keys, text_key
+from kb.text import better_text, normalize, text_key
 
 
 def test_typography_alone_does_not_make_another_ruling() -> None:

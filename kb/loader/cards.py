@@ -1,0 +1,181 @@
+"""Cards, their faces and their names: the records of Oracle cards and of their printed names."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import insert, select, update
+
+from kb.batches import chunks
+from kb.loader.mechanics import Mechanics
+from kb.loader.names import Names
+from kb.loader.references import CardReferences, describe
+from kb.loader.state import LoadState
+from kb.loader.tables import card_faces, card_mechanics, card_names, cards
+from kb.loader.tags import Tags
+from kb.locales import canonical_locale
+from kb.records import CardNameRecord, CardRecord
+
+HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
+
+
+class Cards:
+    """Writes card records (with faces, English names and tags) and card name records."""
+
+    def __init__(
+        self,
+        state: LoadState,
+        references: CardReferences,
+        names: Names,
+        mechanics: Mechanics,
+        tags: Tags,
+    ) -> None:
+        self.state = state
+        self.references = references
+        self.names = names
+        self.mechanics = mechanics
+        self.tags = tags
+        self._cards_loaded: set[int] = set()
+
+    def load(self, records: Sequence[CardRecord]) -> None:
+        if not records:
+            return
+        by_oracle = self.references.cards_where(cards.c.oracle_id, {r.oracle_id for r in records})
+        by_name = self.references.cards_where(
+            cards.c.name, {r.name for r in records if r.oracle_id not in by_oracle}
+        )
+        wanted_tags: dict[int, set[int]] = {}
+        wanted_faces: dict[int, tuple[str, ...]] = {}
+        english_names: dict[tuple[int, str], str] = {}
+        term_matcher = self.mechanics.term_matcher()
+        placed: list[tuple[CardRecord, dict[str, Any]]] = []
+        placed_rows: set[int] = set()
+        new_rows: list[dict[str, Any]] = []
+        # Rows of the cards new or changed here: only their name and text need a look.
+        fresh: list[dict[str, Any]] = []
+        for record in records:
+            existing = by_oracle.get(record.oracle_id) if record.oracle_id else None
+            existing = existing or by_name.get(record.name)
+            values = {
+                "name": record.name,
+                "oracle_id": record.oracle_id,
+                "mana_cost": record.mana_cost,
+                "type_line": record.type_line,
+                "oracle_text": record.oracle_text,
+                "layout": record.layout,
+            }
+            if existing is None:
+                existing = {"id": None, **values}
+                new_rows.append(existing)
+                fresh.append(existing)
+                self.state.summary.counts["cards new"] += 1
+            else:
+                # A card's first record in a run gives its fields, later ones only fill gaps:
+                # printings in later files may differ, and letting them flip the card would
+                # make every re-import a change.
+                first_this_run = (
+                    existing["id"] not in self._cards_loaded and id(existing) not in placed_rows
+                )
+                changes = self._card_changes(existing, values, fill_only=not first_this_run)
+                if existing["id"] is None:
+                    existing.update(changes)
+                elif changes:
+                    self.state.connection.execute(
+                        update(cards).where(cards.c.id == existing["id"]).values(**changes)
+                    )
+                    existing.update(changes)
+                    fresh.append(existing)
+                    self.state.summary.counts["cards updated"] += 1
+                else:
+                    self.state.summary.counts["cards unchanged"] += 1
+            by_name[record.name] = existing
+            if record.oracle_id:
+                by_oracle[record.oracle_id] = existing
+            placed.append((record, existing))
+            placed_rows.add(id(existing))
+        if new_rows:
+            inserted = self.state.connection.execute(
+                insert(cards).returning(cards.c.id, sort_by_parameter_order=True),
+                [{key: value for key, value in row.items() if key != "id"} for row in new_rows],
+            )
+            for row, card_id in zip(new_rows, inserted.scalars(), strict=True):
+                row["id"] = card_id
+        fresh_ids = {row["id"] for row in fresh}
+        for record, row in placed:
+            card_id = row["id"]
+            self._cards_loaded.add(card_id)
+            if record.faces:
+                wanted_faces[card_id] = record.faces
+            tags = wanted_tags.setdefault(card_id, set())
+            tags.update(self.mechanics.for_keyword(k).id for k in record.keywords)
+            if card_id in fresh_ids:
+                english_names[(card_id, "en")] = row["name"]
+                tags.update(term_matcher.matches(row["oracle_text"] or ""))
+        self.names.upsert(card_names, "card_id", english_names, counter="names")
+        self.tags.add(card_mechanics, "card_id", wanted_tags, counter="card tags new")
+        self._sync_faces(wanted_faces)
+
+    @staticmethod
+    def _card_changes(
+        existing: dict[str, Any], values: dict[str, Any], fill_only: bool
+    ) -> dict[str, Any]:
+        """What a record changes on a known card (only its empty fields if ``fill_only``).
+
+        A card keeps the oracle_id it has: two Oracle cards of one name (Un-set variants) are
+        one card here, and must not flip between ids.
+        """
+        return {
+            key: value
+            for key, value in values.items()
+            if value is not None
+            and existing[key] != value
+            and (existing[key] is None or (not fill_only and key != "oracle_id"))
+        }
+
+    def _sync_faces(self, wanted: dict[int, tuple[str, ...]]) -> None:
+        existing: dict[int, list[str]] = {}
+        for chunk in chunks(wanted):
+            query = (
+                select(card_faces.c.card_id, card_faces.c.name)
+                .where(card_faces.c.card_id.in_(chunk))
+                .order_by(card_faces.c.card_id, card_faces.c.position)
+            )
+            for card_id, name in self.state.connection.execute(query):
+                existing.setdefault(card_id, []).append(name)
+        stale = [
+            card_id for card_id, faces in wanted.items() if existing.get(card_id) != list(faces)
+        ]
+        for chunk in chunks(card_id for card_id in stale if card_id in existing):
+            self.state.connection.execute(
+                card_faces.delete().where(card_faces.c.card_id.in_(chunk))
+            )
+        rows = [
+            {"card_id": card_id, "position": position, "name": name}
+            for card_id in stale
+            for position, name in enumerate(wanted[card_id])
+        ]
+        if rows:
+            self.state.connection.execute(insert(card_faces), rows)
+
+    def load_names(self, records: Sequence[CardNameRecord]) -> None:
+        if not records:
+            return
+        resolved = self.references.resolve([r.card for r in records])
+        wanted: dict[tuple[int, str], str] = {}
+        for record in records:
+            locale = canonical_locale(record.locale)
+            if locale is None:
+                self.state.summary.other_locales[record.locale] += 1
+                continue
+            card_id = resolved.get(record.card)
+            if card_id is None:
+                self.state.warn(record.line, f"a name for an unknown card: {describe(record.card)}")
+                continue
+            wanted.setdefault((card_id, locale), record.name)
+        # Bulk sources repeat a name on every printing, and older printings may spell it
+        # differently: they only fill missing names, so the result does not depend on file order
+        # and a re-import changes nothing. kb's own files (catalog, pages) are edited by people:
+        # what they say wins.
+        replace = self.state.source_format in HAND_EDITED_FORMATS
+        self.names.upsert(card_names, "card_id", wanted, counter="names", replace=replace)

@@ -1,0 +1,111 @@
+"""``Loader``: one import run's writer. It takes the records of each source file in batches and
+hands each kind to the part that writes it, then follows up what the run wrote (``finish``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Iterable
+
+from sqlalchemy import update
+from sqlalchemy.engine import Connection
+
+from kb.batches import BATCH_SIZE, chunks
+from kb.derived import refresh_near_duplicates
+from kb.loader.cards import Cards
+from kb.loader.mechanics import Mechanics
+from kb.loader.names import Names
+from kb.loader.references import CardReferences
+from kb.loader.rulings import Rulings
+from kb.loader.state import LoadState
+from kb.loader.summary import Summary
+from kb.loader.tables import sources
+from kb.loader.tags import Tags
+from kb.records import CardNameRecord, CardRecord, MechanicRecord, Record, RulingRecord
+
+
+class Loader:
+    """Writes records into the store on ``connection``; call ``finish`` once at the end."""
+
+    def __init__(self, connection: Connection, now: dt.datetime | None = None) -> None:
+        self.state = LoadState(
+            connection, now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+        )
+        names = Names(self.state)
+        self._mechanics = Mechanics(self.state, names)
+        self._tags = Tags(self.state, self._mechanics)
+        self._references = CardReferences(self.state, names)
+        self._cards = Cards(self.state, self._references, names, self._mechanics, self._tags)
+        self._rulings = Rulings(self.state, self._references)
+        self._counts_before: Counter[str] = Counter()
+
+    @property
+    def summary(self) -> Summary:
+        return self.state.summary
+
+    @property
+    def replace_names(self) -> bool:
+        """``--replace-name``: a page's title replaces even an official name."""
+        return self.state.replace_names
+
+    @replace_names.setter
+    def replace_names(self, value: bool) -> None:
+        self.state.replace_names = value
+
+    # Sources
+
+    def begin_source(self, uri: str, format: str) -> None:
+        """Records that follow come from this file.
+
+        Its ``sources`` row is written with the first row it adds: a file that adds nothing (a
+        re-import) writes nothing at all.
+        """
+        self.state.path = uri
+        self.state.source_format = format
+        self.state.source_id = None
+        self._counts_before = Counter(self.summary.counts)
+
+    def end_source(self, sha256: str) -> None:
+        """Record the file's checksum and what it added, if it added anything."""
+        counts = self.summary.counts
+        added = Counter(
+            {
+                key: counts[key] - self._counts_before[key]
+                for key in Summary.CHANGES
+                if counts[key] > self._counts_before[key]
+            }
+        )
+        if added:
+            self.state.source()
+        if self.state.source_id is not None:
+            self.state.connection.execute(
+                update(sources)
+                .where(sources.c.id == self.state.source_id)
+                .values(sha256=sha256, stats=dict(sorted(added.items())))
+            )
+
+    # Records
+
+    def load(self, records: Iterable[Record]) -> None:
+        for batch in chunks(records, BATCH_SIZE):
+            self._load_batch(batch)
+
+    def _load_batch(self, batch: list[Record]) -> None:
+        for record in batch:
+            if isinstance(record, MechanicRecord):
+                self._mechanics.upsert(record)
+        self._cards.load([r for r in batch if isinstance(r, CardRecord)])
+        self._cards.load_names([r for r in batch if isinstance(r, CardNameRecord)])
+        self._rulings.load([r for r in batch if isinstance(r, RulingRecord)])
+
+    def locale_of_name(self, name: str, must_exist: bool = True) -> str | None:
+        """The locale of a printed name, when the store knows it in exactly one (see
+        CardReferences.locale_of_name): how a page without a footer tells its locale."""
+        return self._references.locale_of_name(name, must_exist)
+
+    def finish(self) -> Summary:
+        """Tag the rulings this run touched (all of them after a mechanic changed), and refresh
+        the near duplicates of the texts it wrote."""
+        self._tags.tag_touched()
+        refresh_near_duplicates(self.state.connection, self.state.texts_written)
+        return self.summary

@@ -1,0 +1,59 @@
+"""What the loader's parts share during one import run: the connection, the file being read, the
+summary and its warnings, and what the run wrote that ``Loader.finish`` still has to follow up.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import insert
+from sqlalchemy.engine import Connection
+
+from kb.loader.corrections import read_corrections
+from kb.loader.summary import Summary
+from kb.loader.tables import sources
+
+
+@dataclass
+class LoadState:
+    """One per ``Loader``; every part reads and writes it, none keeps a copy of it."""
+
+    connection: Connection
+    now: dt.datetime
+    summary: Summary = field(default_factory=Summary)
+    replace_names: bool = False
+    """``--replace-name``: a page's title replaces even an official name."""
+    path: str = ""
+    """The file being read, as warnings and errors name it."""
+    source_format: str = ""
+    source_id: int | None = None
+    """The file's ``sources`` row, once something it adds needs one."""
+    touched_rulings: set[int] = field(default_factory=set)
+    """Rulings whose text or links this run wrote: the finish tags them."""
+    texts_written: set[int] = field(default_factory=set)
+    """Rulings whose text this run wrote: the finish refreshes their near duplicates."""
+    retag_everything: bool = False
+    """A mechanic was added or changed: the finish tags every card and ruling again."""
+    _corrections: dict[str, dict[Any, Any]] | None = field(default=None, init=False, repr=False)
+
+    def source(self) -> int:
+        """The id of the file's ``sources`` row, written with the first row the file adds."""
+        if self.source_id is None:
+            self.source_id = self.connection.execute(
+                insert(sources)
+                .values(uri=self.path, format=self.source_format, sha256="", imported_at=self.now)
+                .returning(sources.c.id)
+            ).scalar_one()
+        return self.source_id
+
+    def corrections(self) -> dict[str, dict[Any, Any]]:
+        """What editors corrected (kb.loader.corrections), read once per import."""
+        if self._corrections is None:
+            self._corrections = read_corrections(self.connection)
+        return self._corrections
+
+    def warn(self, line: int | None, message: str) -> None:
+        where = f"{self.path}:{line}" if line is not None else self.path
+        self.summary.warnings.append(f"{where}: {message}")

@@ -1,0 +1,98 @@
+"""Tags: which mechanics a card or a ruling speaks of, added (never removed) by an import."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import Table, insert, select
+
+from kb.batches import chunks
+from kb.loader.mechanics import Mechanics
+from kb.loader.state import LoadState
+from kb.loader.tables import card_mechanics, card_rulings, cards, ruling_mechanics, rulings
+from kb.tagging import MechanicMatcher
+from kb.text import normalize
+
+
+class Tags:
+    """Adds the tags of what a run touched, from the mechanics' patterns and keywords."""
+
+    def __init__(self, state: LoadState, mechanics: Mechanics) -> None:
+        self.state = state
+        self.mechanics = mechanics
+
+    def add(self, table: Table, owner: str, wanted: dict[int, set[int]], counter: str) -> None:
+        """Add (owner, mechanic) tags that are missing; tags are never removed by an import, and
+        one an editor removed is not added back."""
+        owner_column = table.c[owner]
+        existing: set[tuple[int, int]] = set()
+        for chunk in chunks(wanted):
+            query = select(owner_column, table.c.mechanic_id).where(owner_column.in_(chunk))
+            existing.update((row[0], row[1]) for row in self.state.connection.execute(query).all())
+        untagged = self.state.corrections()[table.name]
+        new_rows = [
+            {owner: owner_id, "mechanic_id": mechanic_id}
+            for owner_id, mechanic_ids in wanted.items()
+            for mechanic_id in sorted(mechanic_ids)
+            if (owner_id, mechanic_id) not in existing
+            and not untagged.get((owner_id, mechanic_id), False)
+        ]
+        if new_rows:
+            self.state.connection.execute(insert(table), new_rows)
+            self.state.summary.counts[counter] += len(new_rows)
+
+    def tag_touched(self) -> None:
+        """Tag the rulings this run touched (all of them, and the cards, after a mechanic
+        changed)."""
+        if self.state.retag_everything:
+            self._retag_cards()
+            ruling_ids: Iterable[int] = self.state.connection.execute(
+                select(rulings.c.id)
+            ).scalars()
+        else:
+            ruling_ids = sorted(self.state.touched_rulings)
+        matcher = self.mechanics.matcher()
+        for chunk in chunks(list(ruling_ids)):
+            self._tag_rulings(chunk, matcher)
+
+    def _retag_cards(self) -> None:
+        term_matcher = self.mechanics.term_matcher()
+        wanted: dict[int, set[int]] = {}
+        for row in self.state.connection.execute(select(cards.c.id, cards.c.oracle_text)):
+            found = term_matcher.matches(row.oracle_text or "")
+            if found:
+                wanted[row.id] = found
+        for chunk in chunks(wanted):
+            self.add(
+                card_mechanics, "card_id", {k: wanted[k] for k in chunk}, counter="card tags new"
+            )
+
+    def _tag_rulings(self, ruling_ids: list[int], matcher: MechanicMatcher) -> None:
+        query = select(rulings.c.id, rulings.c.text).where(rulings.c.id.in_(ruling_ids))
+        texts = {row.id: row.text for row in self.state.connection.execute(query)}
+        cards_of: dict[int, set[int]] = {}
+        for ruling_id, card_id in self.state.connection.execute(
+            select(card_rulings.c.ruling_id, card_rulings.c.card_id).where(
+                card_rulings.c.ruling_id.in_(ruling_ids)
+            )
+        ):
+            cards_of.setdefault(ruling_id, set()).add(card_id)
+        tags_of_card: dict[int, set[int]] = {}
+        all_cards = set().union(*cards_of.values()) if cards_of else set()
+        for chunk in chunks(all_cards):
+            for card_id, mechanic_id in self.state.connection.execute(
+                select(card_mechanics.c.card_id, card_mechanics.c.mechanic_id).where(
+                    card_mechanics.c.card_id.in_(chunk)
+                )
+            ):
+                tags_of_card.setdefault(card_id, set()).add(mechanic_id)
+        wanted: dict[int, set[int]] = {}
+        for ruling_id, text in texts.items():
+            tags = matcher.matches(normalize(text))
+            linked = cards_of.get(ruling_id, set())
+            # A ruling that stands on several cards, all of one mechanic, is its general ruling.
+            if len(linked) >= 2:
+                tags |= set.intersection(*(tags_of_card.get(c, set()) for c in linked))
+            if tags:
+                wanted[ruling_id] = tags
+        self.add(ruling_mechanics, "ruling_id", wanted, counter="ruling tags new")
