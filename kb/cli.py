@@ -312,7 +312,7 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     The MTGJSON export holds every card, face, name, ruling and link: importing it into an empty
     store gives the same store.
     """
-    from kb.exporting import UNITS, export
+    from kb.exporting import UNITS, export, export_to_file
 
     engine = app.engine()
     store = sqlite_file(engine)
@@ -322,14 +322,7 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
         if out is None:
             export(connection, format_, sys.stdout)
             return
-        # Written beside the target and renamed, so a failed export leaves no half file.
-        partial = out.with_name(f".{out.name}.partial")
-        try:
-            with partial.open("w", encoding="utf-8", newline="") as file:
-                written = export(connection, format_, file)
-            partial.replace(out)
-        finally:
-            partial.unlink(missing_ok=True)
+        written = export_to_file(connection, format_, out)
     app.echo(f"{written} {UNITS[format_]} written to {out}")
 
 
