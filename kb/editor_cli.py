@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -13,17 +13,15 @@ import click
 
 from kb import edits, schema_doc
 from kb.cli import LOCALE_CHOICE, App, KbError, clear_errors
-from kb.locales import LOCALE_CODES
 from kb.sql import (
     OUTPUT_STYLES,
     QueryError,
     QueryResult,
-    SavedQuery,
-    check_parameters_used,
     format_result,
     query_text,
     run_query,
     saved_queries,
+    saved_query_values,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -122,13 +120,13 @@ def _print_result(result: QueryResult, style: str, max_rows: int | None = None) 
 def _run_and_print(
     app: App,
     sql: str,
-    params: tuple[tuple[str, str], ...],
+    params: Mapping[str, str],
     time_limit: float,
     max_rows: int,
     style: str,
 ) -> None:
     with edit_errors():
-        result = run_query(app.engine(), sql, dict(params), time_limit, max_rows)
+        result = run_query(app.engine(), sql, params, time_limit, max_rows)
     _print_result(result, style, max_rows)
 
 
@@ -165,7 +163,7 @@ def sql_command(
             sql = query_text(sys.stdin.buffer.read(), "stdin")
         else:
             sql = str(query)
-    _run_and_print(app, sql, params, time_limit, max_rows, style)
+    _run_and_print(app, sql, dict(params), time_limit, max_rows, style)
 
 
 @click.command("query")
@@ -192,46 +190,9 @@ def query_command(
         return
     if name not in queries:
         raise KbError(f"no saved query {name!r}; kb query --list shows them")
-    missing = sorted(set(queries[name].parameters) - {parameter for parameter, _ in params})
-    if missing:
-        raise KbError(
-            f"{name} needs " + ", ".join(f"-p {parameter} VALUE" for parameter in missing)
-        )
-    with edit_errors():  # before the values are checked: a misspelt name is the likelier slip
-        check_parameters_used(queries[name].sql, dict(params))
-    checked = _checked_parameters(app, queries[name], params)
-    _run_and_print(app, queries[name].sql, checked, time_limit, max_rows, style)
-
-
-_LOCALES_IN_ANY_CASE = {code.lower(): code for code in LOCALE_CODES}
-
-
-def _checked_parameters(
-    app: App, saved: SavedQuery, params: tuple[tuple[str, str], ...]
-) -> tuple[tuple[str, str], ...]:
-    """A saved query's -p locale (in any case: pt-br) and -p mechanic (a slug, in any case),
-    checked: a misspelt one would answer for a locale or a mechanic that does not exist, every
-    card missing its name or none tagged, rather than say so."""
-    checked = []
-    for parameter, value in params:
-        if parameter == "locale" and parameter in saved.parameters:
-            code = _LOCALES_IN_ANY_CASE.get(value.lower())
-            if code is None:
-                raise KbError(f"-p locale {value}: not one of {', '.join(LOCALE_CODES)}")
-            value = code
-        elif parameter == "mechanic" and parameter in saved.parameters:
-            value = value.lower()  # every slug is lower case
-            with edit_errors():
-                found = run_query(
-                    app.engine(), "SELECT 1 FROM mechanics WHERE slug = :slug", {"slug": value}
-                )
-            if not found.rows:
-                raise KbError(
-                    f"-p mechanic {value}: no mechanic has this slug "
-                    '(kb sql "SELECT slug FROM mechanics" lists them)'
-                )
-        checked.append((parameter, value))
-    return tuple(checked)
+    with edit_errors():
+        values = saved_query_values(queries[name], params, app.engine)
+    _run_and_print(app, queries[name].sql, values, time_limit, max_rows, style)
 
 
 @click.group("edit")
