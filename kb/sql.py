@@ -331,9 +331,6 @@ def _postgresql_message(error: psycopg.Error) -> str:
     return message
 
 
-OUTPUT_STYLES = ("table", "csv", "tsv", "json", "markdown")
-
-
 def _cell(value: Any) -> str:
     if value is None:
         return ""
