@@ -9,6 +9,7 @@ import click
 from sqlalchemy import select
 
 from kb.cli.app import LOCALE_CHOICE, App, KbError, clear_errors, pass_app
+from kb.cli.import_summary import summary_lines
 from kb.engine import sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 
@@ -67,7 +68,7 @@ def import_command(
         planned = plan(paths, options)
         with app.progress(planned.size, "importing") as advance:
             summary = run_import(engine, paths, options, progress=advance, planned=planned)
-    for line in summary.lines(verbose):
+    for line in summary_lines(summary, verbose):
         app.echo(line)
 
 

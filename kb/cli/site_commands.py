@@ -16,6 +16,7 @@ import click
 from sqlalchemy.engine import Engine
 
 from kb.cli.app import App, KbError, clear_errors, one_line, pass_app
+from kb.cli.import_summary import summary_lines
 from kb.locales import LOCALE_CODES, LOCALES, Locale
 from kb.site import WATCH_INTERVAL
 
@@ -211,7 +212,7 @@ def demo_command(app: App) -> None:
         engine = app.engine(create=True)
         summary = run_import(engine, [DEMO_DATA])
         result = build(engine, DEMO_SITE)
-    for line in summary.lines():
+    for line in summary_lines(summary):
         app.echo(line)
     german = result.out / "de" / "cards" / "three-steps-ahead.html"
     click.echo(f"{result.pages} pages in {result.out}; German page of Three Steps Ahead: {german}")
