@@ -23,6 +23,7 @@ import csv
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from sqlalchemy import select
@@ -153,6 +154,19 @@ def export(connection: Connection, format: str, out: TextIO) -> int:
     """Write the store to ``out`` in ``format``; returns how many UNITS[format] it wrote."""
     writers = {"mtgjson": _mtgjson, "scryfall-rulings": _scryfall_rulings, "csv": _csv}
     return writers[format](cards_for_export(connection), out)
+
+
+def export_to_file(connection: Connection, format: str, path: Path) -> int:
+    """``export`` into the file ``path``, written beside it and renamed: a failed export
+    leaves no half file (and the file there before, if any, as it was)."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="") as file:
+            written = export(connection, format, file)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return written
 
 
 def _mtgjson_card(card: CardExport) -> dict[str, Any]:

@@ -23,3 +23,6 @@ IMPORT_FORMATS = (
 """In the order an import reads them: mechanics first, then the cards they tag, then the rulings
 that name cards."""
 EXPORT_FORMATS = (MTGJSON, SCRYFALL_RULINGS, "csv")
+
+OUTPUT_STYLES = ("table", "csv", "tsv", "json", "markdown")
+"""How kb sql, kb query and kb history print a result (kb.sql.format_result)."""

@@ -26,7 +26,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,7 @@ from sqlalchemy.engine import Engine
 from wcwidth import wcswidth
 
 from kb.engine import sqlite_file
+from kb.locales import LOCALE_CODES
 from kb.resources import resource_dir
 
 if TYPE_CHECKING:
@@ -155,6 +156,45 @@ def check_parameters_used(sql: str, params: Mapping[str, Any]) -> None:
         raise QueryError(
             f"the query's {', '.join(f':{n}' for n in missing)} needs a value ({needed})"
         )
+
+
+_LOCALES_IN_ANY_CASE = {code.lower(): code for code in LOCALE_CODES}
+
+
+def saved_query_values(
+    saved: SavedQuery, params: Sequence[tuple[str, str]], engine: Callable[[], Engine]
+) -> dict[str, str]:
+    """The values ``params`` (-p NAME VALUE, in order) give ``saved``, checked, or QueryError.
+
+    Every parameter the query declares must have a value, and every value a parameter (the
+    names before the values: a misspelt name is the likelier slip). A -p locale (in any case:
+    pt-br) and a -p mechanic (a slug, in any case) must exist: a misspelt one would answer for
+    a locale or a mechanic that does not, every card missing its name or none tagged, rather
+    than say so. ``engine`` is asked for the store only when a check reads it."""
+    missing = sorted(set(saved.parameters) - {parameter for parameter, _ in params})
+    if missing:
+        needed = ", ".join(f"-p {parameter} VALUE" for parameter in missing)
+        raise QueryError(f"{saved.name} needs {needed}")
+    check_parameters_used(saved.sql, dict(params))
+    checked = {}
+    for parameter, value in params:
+        if parameter == "locale" and parameter in saved.parameters:
+            code = _LOCALES_IN_ANY_CASE.get(value.lower())
+            if code is None:
+                raise QueryError(f"-p locale {value}: not one of {', '.join(LOCALE_CODES)}")
+            value = code
+        elif parameter == "mechanic" and parameter in saved.parameters:
+            value = value.lower()  # every slug is lower case
+            found = run_query(
+                engine(), "SELECT 1 FROM mechanics WHERE slug = :slug", {"slug": value}
+            )
+            if not found.rows:
+                raise QueryError(
+                    f"-p mechanic {value}: no mechanic has this slug "
+                    '(kb sql "SELECT slug FROM mechanics" lists them)'
+                )
+        checked[parameter] = value
+    return checked
 
 
 def execute_read_only(
@@ -289,9 +329,6 @@ def _postgresql_message(error: psycopg.Error) -> str:
         if position > 0:
             return f"{message} (at character {position})"
     return message
-
-
-OUTPUT_STYLES = ("table", "csv", "tsv", "json", "markdown")
 
 
 def _cell(value: Any) -> str:

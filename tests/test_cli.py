@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 from realdata import DATA, ROOT
 
-from kb.cli import clear_errors, cli
+from kb.cli import cli
+from kb.cli.app import clear_errors
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -7,13 +7,14 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from realdata import DATA, realdata
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.engine import Engine
 
 from kb import migrate, schema
 from kb.engine import make_engine
-from kb.exporting import export
+from kb.exporting import export, export_to_file
 from kb.importing import run_import
 
 
@@ -155,3 +156,21 @@ def test_each_format_counts_what_it_wrote(engine: Engine, tmp_path: Path) -> Non
     assert written["mtgjson"][0] == len(json.loads(written["mtgjson"][1])["data"]) == 3
     assert written["scryfall-rulings"][0] == len(json.loads(written["scryfall-rulings"][1])) == 33
     assert written["csv"][0] == len(list(csv.DictReader(io.StringIO(written["csv"][1])))) == 33
+
+
+def test_an_export_to_a_file_is_whole_or_leaves_the_file_as_it_was(
+    engine: Engine, tmp_path: Path
+) -> None:
+    run_import(engine, [DATA])
+    (tmp_path / "export").mkdir()
+    out = tmp_path / "export" / "links.csv"
+    buffer = io.StringIO()
+    with engine.connect() as connection:
+        assert export_to_file(connection, "csv", out) == export(connection, "csv", buffer) == 33
+    assert out.read_bytes() == buffer.getvalue().encode("utf-8")
+    with engine.begin() as connection:
+        connection.execute(text("ALTER TABLE rulings RENAME TO rulings_away"))
+    with engine.connect() as connection, pytest.raises(Exception, match="rulings"):
+        export_to_file(connection, "csv", out)
+    assert out.read_bytes() == buffer.getvalue().encode("utf-8")
+    assert [path.name for path in out.parent.iterdir()] == ["links.csv"]

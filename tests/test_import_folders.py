@@ -16,6 +16,7 @@ from test_import_seed import snapshot
 
 from kb import schema
 from kb.cli import cli
+from kb.cli.import_summary import summary_lines
 from kb.importers import recognise, streams
 from kb.importers.streams import Input
 from kb.importing import run_import
@@ -67,9 +68,9 @@ def test_files_of_no_known_format_in_a_folder_are_skipped_and_listed(
     folder = sources_and_others(tmp_path)
     summary = run_import(engine, [folder])
     assert summary.unknown_files == [f"{folder / name}{REASONS[name]}" for name in sorted(OTHERS)]
-    assert "files: 4 of no known format skipped" in summary.lines()
-    assert not any("README.md" in line for line in summary.lines())
-    verbose = summary.lines(verbose=True)
+    assert "files: 4 of no known format skipped" in summary_lines(summary)
+    assert not any("README.md" in line for line in summary_lines(summary))
+    verbose = summary_lines(summary, verbose=True)
     at = verbose.index("files: 4 of no known format skipped")
     assert verbose[at + 1 : at + 5] == [f"  {line}" for line in summary.unknown_files]
     assert counts(engine)["rulings"] == 21

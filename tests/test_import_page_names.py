@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 
 from kb import schema
 from kb.cli import cli
+from kb.cli.import_summary import summary_lines
 from kb.importing import ImportOptions, run_import
 
 CATALOG = DATA / "catalog.toml"
@@ -53,7 +54,7 @@ def test_a_wrong_title_keeps_the_official_name(engine: Engine, tmp_path: Path) -
     wrong = page(tmp_path, "Trois pas en avant")
     summary = run_import(engine, [wrong], ImportOptions(locale="fr", card=CARD))
     assert name_of(engine, "fr") == OFFICIAL_FR
-    assert f"names: 0 new, 0 changed, 0 unchanged, {KEPT}" in summary.lines()
+    assert f"names: 0 new, 0 changed, 0 unchanged, {KEPT}" in summary_lines(summary)
     assert summary.warnings == [
         f"{wrong}:1: kept {OFFICIAL_FR!r} (fr, from catalog) over the title "
         "'Trois pas en avant' (--replace-name replaces it)"
@@ -67,7 +68,7 @@ def test_replace_name_lets_the_title_replace_it(engine: Engine, tmp_path: Path) 
     options = ImportOptions(locale="fr", card=CARD, replace_name=True)
     summary = run_import(engine, [page(tmp_path, "Trois pas en avant")], options)
     assert name_of(engine, "fr") == "Trois pas en avant"
-    assert summary.lines()[1] == "names: 0 new, 1 changed, 0 unchanged"
+    assert summary_lines(summary)[1] == "names: 0 new, 1 changed, 0 unchanged"
 
 
 def test_the_right_title_is_no_conflict(engine: Engine, tmp_path: Path) -> None:
@@ -75,7 +76,7 @@ def test_the_right_title_is_no_conflict(engine: Engine, tmp_path: Path) -> None:
     summary = run_import(engine, [page(tmp_path, OFFICIAL_FR)], ImportOptions(card=CARD))
     assert name_of(engine, "fr") == OFFICIAL_FR
     assert not summary.warnings
-    assert "kept" not in summary.lines()[1]
+    assert "kept" not in summary_lines(summary)[1]
 
 
 def test_a_page_gives_a_missing_name_and_a_later_page_may_change_it(
@@ -84,11 +85,11 @@ def test_a_page_gives_a_missing_name_and_a_later_page_may_change_it(
     run_import(engine, [CATALOG])
     assert name_of(engine, "ko") is None
     first = run_import(engine, [page(tmp_path, "세 걸음")], ImportOptions(locale="ko", card=CARD))
-    assert first.lines()[1] == "names: 1 new, 0 changed, 0 unchanged"
+    assert summary_lines(first)[1] == "names: 1 new, 0 changed, 0 unchanged"
     later = ImportOptions(locale="ko", card=CARD)
     second = run_import(engine, [page(tmp_path, "세 걸음 앞서")], later)
     assert name_of(engine, "ko") == "세 걸음 앞서"
-    assert second.lines()[1] == "names: 0 new, 1 changed, 0 unchanged"
+    assert summary_lines(second)[1] == "names: 0 new, 1 changed, 0 unchanged"
 
 
 def test_a_name_from_mtgjson_is_kept(engine: Engine, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from kb import importing, migrate, schema
+from kb.cli.import_summary import summary_lines
 from kb.engine import make_engine
 from kb.importers import streams
 from kb.importing import ImportOptions, run_import
@@ -343,7 +344,7 @@ def test_parsing_in_a_second_process_gives_the_same_store(
     for engine, threshold in ((in_process, 1 << 40), (worker, 0)):
         monkeypatch.setattr(importing, "PARALLEL_PARSE_BYTES", threshold)
         try:
-            outcomes.append(run_import(engine, paths).lines())
+            outcomes.append(summary_lines(run_import(engine, paths)))
         except ParseError as error:
             outcomes.append([str(error)])
     assert outcomes[0] == outcomes[1]
@@ -369,7 +370,7 @@ def test_an_unchanged_bulk_file_is_skipped_unless_forced(engine: Engine) -> None
     assert run_import(engine, [DATA, excerpt]).changed
     again = run_import(engine, [DATA, excerpt])
     assert again.counts["files skipped"] == 1
-    assert "files: 1 skipped (imported before: same checksum; --force)" in again.lines()
+    assert "files: 1 skipped (imported before: same checksum; --force)" in summary_lines(again)
     forced = run_import(engine, [excerpt], ImportOptions(force=True))
     assert forced.counts["files skipped"] == 0
     assert forced.counts["links unchanged"] == 54

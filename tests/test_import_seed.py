@@ -11,6 +11,7 @@ from sqlalchemy import Table, func, select
 from sqlalchemy.engine import Engine
 
 from kb import schema
+from kb.cli.import_summary import summary_lines
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
 
@@ -87,7 +88,7 @@ def test_reimport_changes_nothing_and_says_so(engine: Engine) -> None:
     summary = run_import(engine, [DATA])
     assert snapshot(engine) == before
     assert not summary.changed
-    assert summary.lines()[-1] == "nothing changed: the store already held all of it"
+    assert summary_lines(summary)[-1] == "nothing changed: the store already held all of it"
 
 
 def test_german_dates_are_read_with_the_locale_pattern(engine: Engine) -> None:

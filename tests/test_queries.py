@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from conftest import assert_keys_and_pairs_follow_texts, run_kb
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
 from kb import edits, schema
 from kb.engine import make_engine
-from kb.sql import QueryError, run_query, saved_queries
+from kb.sql import QueryError, run_query, saved_queries, saved_query_values
 
 
 def rows(database_url: str, *args: str) -> list[dict[str, str]]:
@@ -76,6 +77,36 @@ def test_a_misspelt_locale_or_mechanic_is_an_error_not_an_answer(demo_url: str) 
     # Any case is the same locale or mechanic.
     korean = rows(demo_url, "missing_names", "-p", "mechanic", "Spree", "-p", "locale", "KO")
     assert len(korean) == 2
+
+
+def test_saved_query_values_are_checked_in_order_and_read_the_store_last(
+    demo_url: str,
+) -> None:
+    missing_names = saved_queries()["missing_names"]
+    engine = make_engine(demo_url)
+    opened: list[str] = []
+
+    def store() -> Engine:
+        opened.append("store")
+        return engine
+
+    def refused(*params: tuple[str, str]) -> str:
+        with pytest.raises(QueryError) as raised:
+            saved_query_values(missing_names, params, store)
+        return str(raised.value)
+
+    assert refused(("locale", "it")) == "missing_names needs -p mechanic VALUE"
+    assert refused(("locale", "xx"), ("mechanic", "spree"), ("lcoale", "it")) == (
+        "-p lcoale: the query has no :lcoale parameter"
+    )
+    assert refused(("mechanic", "spree"), ("locale", "xx"), ("locale", "it")).startswith(
+        "-p locale xx: not one of en, de,"
+    )
+    assert opened == ["store"]  # the mechanic was looked up, once, before the bad locale
+    assert refused(("locale", "pt-br"), ("mechanic", "Sprey")).startswith("-p mechanic sprey:")
+    values = saved_query_values(missing_names, [("locale", "PT-br"), ("mechanic", "Spree")], store)
+    assert values == {"locale": "pt-BR", "mechanic": "spree"}
+    engine.dispose()
 
 
 def test_missing_names(demo_url: str) -> None:
