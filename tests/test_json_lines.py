@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from benchmarks import synthetic
 from kb import db
 from kb.cli import cli
-from kb.importers import json_lines, scryfall, streams
+from kb.importers import json_lines, recognise, scryfall, streams
 from kb.importing import run_import
 from kb.records import CardNameRecord, CardRecord, ParseError, RulingRecord
 
@@ -401,4 +401,4 @@ def test_json_lines_are_told_by_content_under_any_name(
     )
     path = tmp_path / name
     path.write_bytes(gzip.compress(content, mtime=0) if compressed else content)
-    assert streams.detect_format(path) == expected
+    assert recognise.detect_format(path) == expected
