@@ -280,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(sites) - set(SITES))
     if unknown:
         parser.error(f"--sites: unknown {', '.join(unknown)} (known: {', '.join(SITES)})")
+    if args.work and args.work.exists() and any(args.work.iterdir()):
+        parser.error(f"--work {args.work}: not empty (an earlier run's outputs would mix in)")
     with tempfile.TemporaryDirectory(prefix="same-pages-") as temporary:
         work = args.work.resolve() if args.work else Path(temporary)
         work.mkdir(parents=True, exist_ok=True)
