@@ -73,7 +73,7 @@ class Checkout:
     path: Path
 
     def kb(self, store: Path, *args: str, cwd: Path) -> None:
-        env = dict(os.environ, PYTHONPATH=str(self.path), KB_EDITOR="same_pages")
+        env = dict(os.environ, PYTHONPATH=str(self.path))
         env.pop("KB_DATABASE_URL", None)
         command = [sys.executable, "-m", "kb", "-q", "--db", f"sqlite:///{store}", *args]
         started = time.perf_counter()
@@ -112,12 +112,12 @@ def _git(*args: str) -> str:
 
 @contextmanager
 def checkout(label: str, revision: str | None, work: Path) -> Iterator[Checkout]:
-    """``revision`` in a temporary worktree, removed afterwards; None: this work tree; an
-    existing folder: that folder, as it is."""
+    """``revision`` in a temporary worktree, removed afterwards; None: this work tree; a
+    folder holding a kb/ package: that folder, as it is."""
     if revision is None:
         yield Checkout(f"{label} (work tree)", ROOT)
         return
-    if Path(revision).is_dir():
+    if (Path(revision) / "kb").is_dir():  # a checkout, not a revision named like a folder
         yield Checkout(f"{label} ({revision})", Path(revision).resolve())
         return
     commit = _git("rev-parse", "--verify", f"{revision}^{{commit}}")
