@@ -31,10 +31,15 @@ def head() -> str:
     return found.stdout.strip()
 
 
-def _worktrees() -> str:
-    return subprocess.run(
-        ["git", "-C", str(ROOT), "worktree", "list"], capture_output=True, text=True, check=True
+def _worktrees() -> set[str]:
+    """The repository's worktrees by path (their commits move as others commit)."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "list", "--porcelain"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
+    return {line for line in listed.splitlines() if line.startswith("worktree ")}
 
 
 def test_a_revision_is_the_same_as_itself(head: str, capsys: pytest.CaptureFixture[str]) -> None:
