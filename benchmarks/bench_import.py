@@ -1,51 +1,44 @@
 """Import speed and memory, side by side in one run (this machine's speed drifts: targets are
 ratios).
 
-    .venv/bin/python -m benchmarks.bench_import [--cards 30000] [--work DIR] [--real]
+    .venv/bin/python -m benchmarks.bench_import [--cards 30000] [--rounds 3] [--work DIR] [--real]
 
 For the synthetic corpus (benchmarks.synthetic, Scryfall formats) and, with ``--real``, the
-MTGJSON corpus in ../shared/realdata/mtgjson-sets-2022-05/, each measured in a fresh process:
+MTGJSON corpus in ../shared/realdata/mtgjson-sets-2022-05/, each measured in a fresh process,
+``--rounds`` times, the floor and kb taking turns to go first (medians reported):
 
 - the floor: the same files stream-parsed (ijson) and the same rows inserted with raw sqlite3
-  ``executemany`` into the same schema, no checks;
+  ``executemany`` into the same schema, no checks, in two processes where kb import uses two
+  (benchmarks.floor);
 - ``kb import`` into a fresh SQLite store: time and peak memory;
 - the same import again: time and rows written (SQLite's total_changes); once as ``kb import``
   does it (files already imported are skipped by checksum) and once with ``--force`` (every
   record read and proven unchanged);
 - peak memory of ``kb import`` for a corpus twice as large.
 
-Targets: import ≤ 3 × floor; re-import writes nothing in ≤ ½ the import's time; peak memory for
-the double corpus ≤ 1.2 × the single one.
+Targets: import ≤ 3 × floor; re-import writes nothing in ≤ ½ the import's time (both the median
+of the rounds' ratios); peak memory for the double corpus ≤ 1.2 × the single one.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import resource
-import subprocess
+import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from benchmarks import child
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_CORPUS = ROOT.parent / "shared" / "realdata" / "mtgjson-sets-2022-05"
 
 
-def _measure(*args: str) -> dict[str, Any]:
-    """Run this module's ``--child`` mode in a fresh process: its JSON report plus peak RSS."""
-    started = time.perf_counter()
-    output = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_import", "--child", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    ).stdout
-    report: dict[str, Any] = json.loads(output.splitlines()[-1])
-    report["wall"] = time.perf_counter() - started
-    return report
+def _measure(mode: str, database: Path, paths: Sequence[Path] = ()) -> dict[str, Any]:
+    return child.run("benchmarks.bench_import", mode, database, paths)
 
 
 def _child(mode: str, database: Path, paths: list[Path]) -> dict[str, Any]:
@@ -84,46 +77,77 @@ def _child(mode: str, database: Path, paths: list[Path]) -> dict[str, Any]:
 def _fresh_store(work: Path, name: str) -> Path:
     database = work / f"{name}.sqlite"
     database.unlink(missing_ok=True)
-    _measure("migrate", str(database))
+    _measure("migrate", database)
     return database
 
 
-def bench_corpus(label: str, paths: list[Path], work: Path) -> dict[str, Any]:
-    floor = _measure("floor", str(_fresh_store(work, f"{label}-floor")), *map(str, paths))
-    database = _fresh_store(work, label)
-    first = _measure("import", str(database), *map(str, paths))
-    again = _measure("import", str(database), *map(str, paths))
-    forced = _measure("import-force", str(database), *map(str, paths))
-    return {"floor": floor, "import": first, "reimport": again, "forced": forced}
+SIDES = ("floor", "import")
 
 
-def _report(label: str, result: dict[str, Any]) -> None:
+def bench_corpus(label: str, paths: list[Path], work: Path, rounds: int) -> dict[str, list[Any]]:
+    """Each round: the floor and kb import (who goes first alternates), then kb's two
+    re-imports of the store it just made."""
+    result: dict[str, list[Any]] = {"floor": [], "import": [], "reimport": [], "forced": []}
+    for round_number in range(rounds):
+        for side in child.turns(round_number, SIDES):
+            database = _fresh_store(work, f"{label}-{side}")
+            result[side].append(_measure(side, database, paths))
+            if side == "import":
+                result["reimport"].append(_measure("import", database, paths))
+                result["forced"].append(_measure("import-force", database, paths))
+        floor, first = result["floor"][-1], result["import"][-1]
+        progress(
+            f"  round {round_number + 1}: floor {floor['seconds']:.2f} s, "
+            f"kb import {first['seconds']:.2f} s"
+        )
+    return result
+
+
+def progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _median(reports: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(report[key] for report in reports)
+
+
+def _seconds(reports: list[dict[str, Any]]) -> list[float]:
+    return [report["seconds"] for report in reports]
+
+
+def _report(label: str, result: dict[str, list[Any]]) -> None:
     floor, first = result["floor"], result["import"]
-    print(f"\n{label}")
-    print(f"  floor (raw executemany)  {floor['seconds']:7.2f} s  {floor['peak_mb']:6.0f} MB")
+    rounds = len(floor)
+    print(f"\n{label} (median of {rounds} round{'s' if rounds > 1 else ''})")
     print(
-        f"  kb import                {first['seconds']:7.2f} s  {first['peak_mb']:6.0f} MB"
-        f"  = {first['seconds'] / floor['seconds']:.2f} × floor (target ≤ 3)"
+        f"  floor (raw executemany)  {_median(floor, 'seconds'):7.2f} s"
+        f"  {_median(floor, 'peak_mb'):6.0f} MB"
     )
-    for key, label in (("reimport", "again"), ("forced", "again --force")):
+    ratio = child.median_ratio(_seconds(first), _seconds(floor))
+    print(
+        f"  kb import                {_median(first, 'seconds'):7.2f} s"
+        f"  {_median(first, 'peak_mb'):6.0f} MB  = {ratio:.2f} × floor (target ≤ 3)"
+    )
+    for key, name in (("reimport", "again"), ("forced", "again --force")):
         again = result[key]
+        ratio = child.median_ratio(_seconds(again), _seconds(first))
         print(
-            f"  kb import {label:<14} {again['seconds']:7.2f} s  {again['peak_mb']:6.0f} MB"
-            f"  = {again['seconds'] / first['seconds']:.2f} × import (target ≤ 0.5),"
-            f" rows written: {again['written']} (target 0)"
+            f"  kb import {name:<14} {_median(again, 'seconds'):7.2f} s"
+            f"  {_median(again, 'peak_mb'):6.0f} MB  = {ratio:.2f} × import (target ≤ 0.5),"
+            f" rows written: {max(report['written'] for report in again)} (target 0)"
         )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cards", type=int, default=30_000)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "out")
     parser.add_argument("--real", action="store_true", help="also the real MTGJSON corpus")
-    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    child.add_option(parser)
     args = parser.parse_args()
     if args.child:
-        mode, database, *paths = args.child
-        print(json.dumps(_child(mode, Path(database), [Path(p) for p in paths])))
+        child.serve(args.child, _child)
         return
 
     from benchmarks.synthetic import generate
@@ -134,10 +158,10 @@ def main() -> None:
     for folder, count in ((single, args.cards), (double, 2 * args.cards)):
         if not (folder / "rulings.json").exists():
             generate(folder, count)
-    result = bench_corpus(f"synthetic-{args.cards}", [single], args.work)
+    result = bench_corpus(f"synthetic-{args.cards}", [single], args.work, args.rounds)
     _report(f"Synthetic corpus: {args.cards:,} cards × 11 languages (Scryfall formats)", result)
-    doubled = _measure("import", str(_fresh_store(args.work, "double")), str(double))
-    ratio = doubled["peak_mb"] / result["import"]["peak_mb"]
+    doubled = _measure("import", _fresh_store(args.work, "double"), [double])
+    ratio = doubled["peak_mb"] / _median(result["import"], "peak_mb")
     print(
         f"  kb import, corpus × 2    {doubled['seconds']:7.2f} s  {doubled['peak_mb']:6.0f} MB"
         f"  = {ratio:.2f} × single corpus peak memory (target ≤ 1.2)"
@@ -145,7 +169,7 @@ def main() -> None:
     if args.real:
         if not REAL_CORPUS.is_dir():
             sys.exit(f"{REAL_CORPUS} is absent: the real corpus lives in ../shared/realdata")
-        real = bench_corpus("real", [REAL_CORPUS], args.work)
+        real = bench_corpus("real", [REAL_CORPUS], args.work, args.rounds)
         _report("Real corpus: MTGJSON, 579 set files (May 2022)", real)
 
 

@@ -18,13 +18,12 @@ Target: importing JSON Lines takes at most the time of the arrays (median ratio 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from benchmarks import child
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMS = ("arrays", "jsonl")
@@ -58,16 +57,7 @@ def _child(mode: str, database: Path, paths: list[Path]) -> dict[str, Any]:
 
 def _measure(mode: str, database: Path, paths: tuple[Path, Path]) -> dict[str, Any]:
     database.unlink(missing_ok=True)
-    output = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_jsonl", "--child", mode, str(database)]
-        + [str(path) for path in paths],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    ).stdout
-    report: dict[str, Any] = json.loads(output.splitlines()[-1])
-    return report
+    return child.run("benchmarks.bench_jsonl", mode, database, paths)
 
 
 def main() -> None:
@@ -75,11 +65,10 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=30_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "out")
-    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    child.add_option(parser)
     args = parser.parse_args()
     if args.child:
-        mode, database, *paths = args.child
-        print(json.dumps(_child(mode, Path(database), [Path(p) for p in paths])))
+        child.serve(args.child, _child)
         return
 
     from benchmarks.synthetic import generate
@@ -102,9 +91,8 @@ def main() -> None:
     )
     seconds: dict[tuple[str, str], list[float]] = {}
     for round_number in range(args.rounds):
-        order = FORMS if round_number % 2 == 0 else tuple(reversed(FORMS))
         for mode in ("parse", "import"):
-            for form in order:
+            for form in child.turns(round_number, FORMS):
                 database = args.work / f"bench-jsonl-{form}.sqlite"
                 report = _measure(mode, database, corpora[form])
                 seconds.setdefault((mode, form), []).append(report["seconds"])
@@ -115,16 +103,11 @@ def main() -> None:
     for mode in ("parse", "import"):
         arrays = statistics.median(seconds[(mode, "arrays")])
         lines = statistics.median(seconds[(mode, "jsonl")])
-        ratios = [
-            jsonl / array
-            for jsonl, array in zip(
-                seconds[(mode, "jsonl")], seconds[(mode, "arrays")], strict=True
-            )
-        ]
+        ratio = child.median_ratio(seconds[(mode, "jsonl")], seconds[(mode, "arrays")])
         target = " (target ≤ 1)" if mode == "import" else ""
         print(
             f"{mode:<6}  arrays {arrays:6.2f} s  JSON Lines {lines:6.2f} s  "
-            f"median ratio per round {statistics.median(ratios):.2f}{target}"
+            f"median ratio per round {ratio:.2f}{target}"
         )
 
 

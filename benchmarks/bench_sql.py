@@ -262,7 +262,8 @@ def cases(kb: Connection) -> list[Case]:
                 _folded_counts((row.ruling, row.card_count) for row in kb_rows).items()
                 <= _folded_counts((row.ruling, row.card_count) for row in peer_rows).items()
             ),
-            "peer has no tags: every ruling with its card count; same = kb's rows among them",
+            "peer has no tags: every ruling with its card count; same = kb's rows among them;"
+            " kb's rulings are one row per text (deduped on import), the peer groups at query time",
         ),
         Case(
             "most_shared_rulings",
@@ -271,7 +272,8 @@ def cases(kb: Connection) -> list[Case]:
             {},
             {},
             lambda kb_rows, peer_rows: _top_counts(kb_rows) == _top_counts(peer_rows),
-            "same counts; same texts above the 20th count (ties ordered differently)",
+            "same counts; same texts above the 20th count (ties ordered differently);"
+            " kb counts links to one row per text, the peer groups texts at query time",
         ),
         Case(
             "undated_links",
@@ -304,7 +306,8 @@ def cases(kb: Connection) -> list[Case]:
                 _folded_pairs((row.ruling, row.other_ruling) for row in kb_rows)
                 == _folded_pairs((row.ruling, row.other_ruling) for row in peer_rows)
             ),
-            "peer: same beginning only (SQL cannot strip symbols); pairs of folded texts",
+            "kb reads the pairs precomputed on write (near_duplicates), the peer finds them at"
+            " query time (same beginning only: SQL cannot strip symbols); pairs of folded texts",
         ),
         Case(
             "translations_to_review (it)",
@@ -455,6 +458,12 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def notes(results: list[Result]) -> str:
+    """What each comparison compares, once per query (where kb reads precomputed rows, say)."""
+    seen = {result.case.name: result.case.note for result in results if result.case.note}
+    return "\n".join(f"- {name}: {note}" for name, note in seen.items())
+
+
 def plans(results: list[Result]) -> str:
     sections = []
     for result in results:
@@ -499,6 +508,7 @@ def main() -> None:
         kb.dispose()
         peer.dispose()
     print(table(results))
+    print(f"\n{notes(results)}")
     args.plans.write_text(plans(results), encoding="utf-8")
     print(f"\nplans: {args.plans}")
 

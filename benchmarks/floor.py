@@ -3,19 +3,29 @@ sqlite3 ``executemany`` into kb's schema, with no lookups, no checks, no dedupe 
 
 What kb's loader does beyond this (resolving cards, merging sources, damaged variants, tagging,
 provenance, one transaction with rollback) is what the import target's 3 × pays for.
+
+The floor has kb import's two processes: where kb parses in a second process while the first
+loads (inputs of ``PARALLEL_PARSE_BYTES`` or more), the floor parses in a second process too and
+passes its rows through a queue as deep as kb's, while the first inserts them. Both sides then
+have the same two cores and pay for pickling what they pass; neither is compared with a side
+that has a core less.
 """
 
 from __future__ import annotations
 
 import gzip
+import itertools
+import multiprocessing
 import sqlite3
+import traceback
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import ijson  # type: ignore[import-untyped]
 
-from kb.batches import chunks
+from kb.importing import PARALLEL_PARSE_BYTES, QUEUED_BATCHES
 from kb.locales import canonical_locale
 
 BATCH = 5000
@@ -72,23 +82,33 @@ class RawRows:
             self.rulings.append((ruling_id, text, key, key, key))
         self.links.append((card_id, ruling_id, date, position))
 
-    def flush(self, connection: sqlite3.Connection) -> None:
-        statements = {
-            "mechanics": "INSERT INTO mechanics (id, slug, kind) VALUES (?, ?, ?)",
-            # Two Oracle cards of one name (Un-set variants) are one card in kb, too.
-            "cards": "INSERT OR IGNORE INTO cards (id, name, oracle_id, mana_cost, type_line,"
-            " oracle_text, layout) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            "names": "INSERT OR IGNORE INTO card_names (card_id, locale, name) VALUES (?, ?, ?)",
-            "rulings": "INSERT INTO rulings (id, text, text_key, skeleton_key, head_key)"
-            " VALUES (?, ?, ?, ?, ?)",
-            "links": "INSERT OR IGNORE INTO card_rulings (card_id, ruling_id, published_on,"
-            " position) VALUES (?, ?, ?, ?)",
-            "tags": "INSERT OR IGNORE INTO card_mechanics (card_id, mechanic_id) VALUES (?, ?)",
-        }
-        for table, statement in statements.items():
-            rows: list[tuple[Any, ...]] = getattr(self, table)
-            connection.executemany(statement, rows)
-            rows.clear()
+    def take(self) -> Batch:
+        """The rows gathered since the last take, by table."""
+        taken = {table: getattr(self, table) for table in STATEMENTS}
+        for table in STATEMENTS:
+            setattr(self, table, [])
+        return taken
+
+
+Batch = dict[str, list[tuple[Any, ...]]]
+
+STATEMENTS = {
+    "mechanics": "INSERT INTO mechanics (id, slug, kind) VALUES (?, ?, ?)",
+    # Two Oracle cards of one name (Un-set variants) are one card in kb, too.
+    "cards": "INSERT OR IGNORE INTO cards (id, name, oracle_id, mana_cost, type_line,"
+    " oracle_text, layout) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "names": "INSERT OR IGNORE INTO card_names (card_id, locale, name) VALUES (?, ?, ?)",
+    "rulings": "INSERT INTO rulings (id, text, text_key, skeleton_key, head_key)"
+    " VALUES (?, ?, ?, ?, ?)",
+    "links": "INSERT OR IGNORE INTO card_rulings (card_id, ruling_id, published_on,"
+    " position) VALUES (?, ?, ?, ?)",
+    "tags": "INSERT OR IGNORE INTO card_mechanics (card_id, mechanic_id) VALUES (?, ?)",
+}
+
+
+def _insert(connection: sqlite3.Connection, batch: Batch) -> None:
+    for table, statement in STATEMENTS.items():
+        connection.executemany(statement, batch[table])
 
 
 def _items(path: Path, prefix: str) -> Iterator[dict[str, Any]]:
@@ -97,9 +117,14 @@ def _items(path: Path, prefix: str) -> Iterator[dict[str, Any]]:
         yield from ijson.items(stream, prefix, use_float=True)
 
 
-def _scryfall(path: Path, rows: RawRows, connection: sqlite3.Connection) -> None:
+def _in_batches(items: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    while batch := list(itertools.islice(items, BATCH)):
+        yield batch
+
+
+def _scryfall(path: Path, rows: RawRows) -> Iterator[Batch]:
     positions: dict[int, int] = {}
-    for batch in chunks(_items(path, "item"), BATCH):
+    for batch in _in_batches(_items(path, "item")):
         for item in batch:
             if item.get("object") == "ruling":
                 card_id = rows.card_ids[item["oracle_id"]]
@@ -110,11 +135,11 @@ def _scryfall(path: Path, rows: RawRows, connection: sqlite3.Connection) -> None
                 card_id = rows.card(item["oracle_id"], item["name"], item["oracle_id"], item)
                 if item["lang"] != "en" and item.get("printed_name"):
                     rows.name(card_id, item["lang"], item["printed_name"])
-        rows.flush(connection)
+        yield rows.take()
 
 
-def _mtgjson(path: Path, rows: RawRows, connection: sqlite3.Connection) -> None:
-    for batch in chunks(_items(path, "data.cards.item"), BATCH):
+def _mtgjson(path: Path, rows: RawRows) -> Iterator[Batch]:
+    for batch in _in_batches(_items(path, "data.cards.item")):
         for item in batch:
             oracle_id = (item.get("identifiers") or {}).get("scryfallOracleId")
             card_id = rows.card(oracle_id or item["name"], item["name"], oracle_id, item)
@@ -122,7 +147,7 @@ def _mtgjson(path: Path, rows: RawRows, connection: sqlite3.Connection) -> None:
                 rows.name(card_id, entry["language"], entry["name"])
             for position, ruling in enumerate(item.get("rulings") or ()):
                 rows.ruling(card_id, ruling["text"], ruling["date"], position)
-        rows.flush(connection)
+        yield rows.take()
 
 
 def _files(paths: list[Path]) -> list[Path]:
@@ -133,15 +158,54 @@ def _files(paths: list[Path]) -> list[Path]:
     return sorted(found, key=lambda p: (p.name.startswith("rulings"), str(p)))
 
 
+def parsed_batches(files: list[Path]) -> Iterator[Batch]:
+    """Every file's rows, a batch at a time."""
+    rows = RawRows()
+    for path in files:
+        yield from (_mtgjson if path.name.endswith(".json.gz") else _scryfall)(path, rows)
+
+
+def _parse_in_worker(files: list[Path], queue: Any) -> None:
+    """The parser process: every batch into ``queue``, then None (or the error's text)."""
+    try:
+        for batch in parsed_batches(files):
+            queue.put(batch)
+        queue.put(None)
+    except BaseException:
+        queue.put(traceback.format_exc())
+
+
+@contextmanager
+def _batches(files: list[Path]) -> Iterator[Iterator[Batch]]:
+    """The files' rows: parsed in a second process where kb import parses in one (inputs of
+    PARALLEL_PARSE_BYTES or more, through a queue as deep as kb's), else in this process."""
+    if sum(path.stat().st_size for path in files) < PARALLEL_PARSE_BYTES:
+        yield parsed_batches(files)
+        return
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue(maxsize=QUEUED_BATCHES)
+    worker = context.Process(target=_parse_in_worker, args=(files, queue), daemon=True)
+    worker.start()
+
+    def received() -> Iterator[Batch]:
+        while (message := queue.get()) is not None:
+            if isinstance(message, str):
+                raise RuntimeError(f"the floor's parser failed:\n{message}")
+            yield message
+
+    try:
+        yield received()
+    finally:
+        worker.terminate()
+        worker.join()
+
+
 def insert_raw(database: Path, paths: list[Path]) -> int:
     """Parse and insert ``paths``; returns how many rows were inserted."""
     connection = sqlite3.connect(database)
-    rows = RawRows()
-    for path in _files(paths):
-        if path.name.endswith(".json.gz"):
-            _mtgjson(path, rows, connection)
-        else:
-            _scryfall(path, rows, connection)
+    with _batches(_files(paths)) as batches:
+        for batch in batches:
+            _insert(connection, batch)
     connection.commit()
     total = connection.total_changes
     connection.close()

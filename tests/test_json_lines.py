@@ -20,7 +20,7 @@ from benchmarks import synthetic
 from kb import schema
 from kb.cli import cli
 from kb.cli.import_summary import summary_lines
-from kb.importers import json_lines, scryfall, streams
+from kb.importers import json_lines, recognise, scryfall, streams
 from kb.importing import run_import
 from kb.records import CardNameRecord, CardRecord, ParseError, RulingRecord
 
@@ -407,4 +407,4 @@ def test_json_lines_are_told_by_content_under_any_name(
     )
     path = tmp_path / name
     path.write_bytes(gzip.compress(content, mtime=0) if compressed else content)
-    assert streams.detect_format(path) == expected
+    assert recognise.detect_format(path) == expected

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from realdata import realdata, seed_page
 
-from kb.importers import scryfall, streams
+from kb.importers import recognise, scryfall, streams
 from kb.records import ParseError
 
 DEREVI = "scryfall_rulings_list_derevi.json"
@@ -29,12 +29,12 @@ DEREVI = "scryfall_rulings_list_derevi.json"
     ],
 )
 def test_detect_format_of_real_files(name: str, expected: str) -> None:
-    assert streams.detect_format(realdata(name)) == expected
+    assert recognise.detect_format(realdata(name)) == expected
 
 
 @pytest.mark.parametrize("name", ["000_f9cb873814301985.txt", "001_8b142995f576fff8.txt"])
 def test_seed_pages_are_seed_pages(name: str) -> None:
-    assert streams.detect_format(seed_page(name)) == streams.SEED_PAGE
+    assert recognise.detect_format(seed_page(name)) == streams.SEED_PAGE
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,7 @@ def test_seed_pages_are_seed_pages(name: str) -> None:
 def test_detect_format_sniffs_content(tmp_path: Path, content: bytes, expected: str) -> None:
     path = tmp_path / "download"  # no extension: the name tells nothing
     path.write_bytes(content)
-    assert streams.detect_format(path) == expected
+    assert recognise.detect_format(path) == expected
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,7 @@ def test_detect_format_rejects_unknown_content(tmp_path: Path, content: bytes, r
     path = tmp_path / "bad.bin"
     path.write_bytes(content)
     with pytest.raises(ParseError) as raised:
-        streams.detect_format(path)
+        recognise.detect_format(path)
     assert str(raised.value).startswith(f"{path}:")
     assert reason in str(raised.value)
     assert "\n" not in str(raised.value)
@@ -86,7 +86,7 @@ def test_compressed_files_are_read_decompressed(
 ) -> None:
     path = tmp_path / f"rulings.json{suffix}"
     path.write_bytes(compress(realdata(DEREVI).read_bytes()))
-    assert streams.detect_format(path) == streams.SCRYFALL_RULINGS
+    assert recognise.detect_format(path) == streams.SCRYFALL_RULINGS
     with streams.open_input(path) as stream:
         assert len(list(scryfall.parse_rulings(stream, str(path)))) == 3
 
@@ -104,7 +104,7 @@ def test_each_zip_member_is_an_input(tmp_path: Path) -> None:
         f"{archive}!rulings/derevi.json",
         f"{archive}!rules.txt.gz",
     ]
-    assert [streams.detect_format(source) for source in inputs] == [
+    assert [recognise.detect_format(source) for source in inputs] == [
         streams.SCRYFALL_RULINGS,
         streams.COMPREHENSIVE_RULES,
     ]
@@ -136,4 +136,4 @@ def test_sniffing_reads_a_bounded_head(tmp_path: Path) -> None:
     ruling = b'{"object": "ruling", "oracle_id": "x", "published_at": "2020-01-01", "comment": "c"}'
     path.write_bytes(b"[" + b",".join([ruling] * 20_000) + b"]")
     assert path.stat().st_size > 10 * streams.SNIFF_BYTES
-    assert streams.detect_format(path) == streams.SCRYFALL_RULINGS
+    assert recognise.detect_format(path) == streams.SCRYFALL_RULINGS

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from pathlib import Path
 
 from kb.formats import CATALOG, SEED_PAGE
 from kb.importers import seed_pages, streams
@@ -22,8 +23,10 @@ class UnknownFormat(ParseError):
     """Content that is no format kb imports."""
 
 
-def detect_format(source: Input) -> str:
+def detect_format(source: Input | Path) -> str:
     """kb's catalog by its ``.toml`` name; every other format by its first bytes of content."""
+    if isinstance(source, Path):
+        source = Input(source)
     with streams.read_errors_as_parse_errors(source.name), streams.open_input(source) as stream:
         head = streams.read_head(stream)
     if not head.strip():

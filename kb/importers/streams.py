@@ -27,7 +27,7 @@ from typing import IO, Any, BinaryIO, Final, cast
 
 import ijson  # type: ignore[import-untyped]  # ijson ships no type hints
 
-# The names detect_format returns, kept in kb.formats for the command line.
+# The names sniff_format returns, kept in kb.formats for the command line.
 from kb.formats import COMPREHENSIVE_RULES as COMPREHENSIVE_RULES
 from kb.formats import MTGJSON as MTGJSON
 from kb.formats import SCRYFALL_CARDS as SCRYFALL_CARDS
@@ -36,8 +36,9 @@ from kb.formats import SEED_PAGE as SEED_PAGE
 from kb.records import ParseError
 
 SNIFF_BYTES: Final = 64 * 1024
-"""How much decompressed content detect_format reads: enough to reach a card object's "object"
-key (Scryfall sorts keys, so it comes after all_parts, artist, ..., legalities: ~4 KB in)."""
+"""How much decompressed content recognise.detect_format reads: enough to reach a card object's
+"object" key (Scryfall sorts keys, so it comes after all_parts, artist, ..., legalities: ~4 KB
+in)."""
 
 JSON_LOCATE_BYTES: Final = 16 * 1024 * 1024
 """The largest input (decompressed) that is read whole again to tell where its JSON breaks."""
@@ -315,20 +316,11 @@ def json_head_events(head: bytes) -> list[JsonEvent]:
     return events
 
 
-def detect_format(source: Input | str | Path) -> str:
-    """The format of an input, from its first SNIFF_BYTES of decompressed content.
-
-    One of SCRYFALL_RULINGS, SCRYFALL_CARDS, MTGJSON, COMPREHENSIVE_RULES, SEED_PAGE. Raises
-    ParseError for binary content, content that is not UTF-8, and JSON of no known shape.
-    """
-    name = source.name if isinstance(source, Input) else str(source)
-    with read_errors_as_parse_errors(name), open_input(source) as stream:
-        head = read_head(stream)
-    return sniff_format(head, name)
-
-
 def sniff_format(head: bytes, name: str) -> str:
-    """The format of content that starts with ``head`` (see detect_format)."""
+    """The format of content that starts with ``head``: one of SCRYFALL_RULINGS, SCRYFALL_CARDS,
+    MTGJSON, COMPREHENSIVE_RULES, SEED_PAGE (kb.importers.recognise.detect_format reads the head
+    and tells kb's own catalog). Raises ParseError for binary content, content that is not UTF-8,
+    and JSON of no known shape."""
     if not head.strip():
         raise ParseError(name, "the file is empty", 1)
     if b"\x00" in head:
