@@ -10,8 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_kb
+from conftest import assert_keys_and_pairs_follow_texts, run_kb
 from realdata import DATA
+
+from kb.engine import make_engine
 
 THREE_STEPS = "282dfeaa-6243-4f92-838a-5cb54fa85184"
 CROSSFIRE = "d262f3e1-b5bc-4dab-86c2-cd89c2419e54"
@@ -50,6 +52,18 @@ class Store:
         ]
         path.write_text(json.dumps(objects), encoding="utf-8")
         return self._summary(path)
+
+    def jsonl(self, name: str, *rulings: tuple[str, str]) -> Path:
+        """A Scryfall rulings file in JSON Lines (oracle id, text), each line of its own."""
+        path = self._path(name)
+        objects = [
+            {"object": "ruling", "oracle_id": oracle_id, "source": "wotc"}
+            | {"published_at": "2024-04-12", "comment": text}
+            for oracle_id, text in rulings
+        ]
+        lines = [json.dumps(item) + "\n" for item in objects]
+        path.write_text("".join(lines), encoding="utf-8")
+        return path
 
     def page(self, oracle_id: str, *texts: str) -> str:
         """Import an English rulings page (undated) of the card."""
@@ -116,6 +130,9 @@ def test_the_mended_text_replaces_a_damaged_one_stored_first(store: Store) -> No
         (CROSSFIRE, "Add {G}."),
     ]
     # Its keys now are the mended text's: the damaged copy again is the same ruling.
+    engine = make_engine(store.url)
+    assert_keys_and_pairs_follow_texts(engine)
+    engine.dispose()
     assert store.page(THREE_STEPS, "Add .").startswith("rulings: 0 new, 1 reused, 0 improved")
     assert store.ruling_count() == 1
 
@@ -217,16 +234,52 @@ def test_new_links_go_after_the_cards_existing_ones(store: Store) -> None:
     ]
 
 
-def test_an_edited_rulings_old_text_links_to_the_edited_ruling(store: Store) -> None:
-    store.page(THREE_STEPS, "Old wording.")
+def test_edited_rulings_old_texts_link_to_the_edited_rulings(store: Store) -> None:
+    store.page(THREE_STEPS, "Old wording.", "Old order.")
     store.kb("edit", "ruling-text", "1", "New wording.", "--editor", "ann")
-    assert store.page(CROSSFIRE, "Old wording.") == (
+    store.kb("edit", "ruling-text", "2", "New order.", "--editor", "ann")
+    assert store.page(CROSSFIRE, "Old wording.", "Old order.") == (
         "rulings: 0 new, 0 reused, 0 improved (damaged copies mended), "
-        "1 kept as an editor corrected them\n"
-        "links: 1 new, 0 dated, 0 unchanged"
+        "2 kept as an editor corrected them\n"
+        "links: 2 new, 0 dated, 0 unchanged"
     )
-    assert store.ruling_count() == 1
+    assert store.ruling_count() == 2
     assert [link[:2] for link in store.links()] == [
         (THREE_STEPS, "New wording."),
+        (THREE_STEPS, "New order."),
         (CROSSFIRE, "New wording."),
+        (CROSSFIRE, "New order."),
+    ]
+
+
+def test_a_ruling_for_an_unknown_card_is_a_warning_and_the_rest_imports(store: Store) -> None:
+    unknown = "00000000-0000-0000-0000-000000000000"
+    path = store.jsonl(
+        "rulings.jsonl",
+        (THREE_STEPS, "Before."),
+        (unknown, "Lost."),
+        (THREE_STEPS, "After."),
+        (unknown, "Lost again."),
+    )
+    lines = store.kb("import", "--verbose", str(path)).splitlines()
+    assert lines[2:4] == [
+        "rulings: 2 new, 0 reused, 0 improved (damaged copies mended)",
+        "links: 2 new, 0 dated, 0 unchanged",
+    ]
+    assert lines[-3:] == [
+        "warnings: 2",
+        f"  {path}:2: a ruling for an unknown card: {unknown}",
+        f"  {path}:4: a ruling for an unknown card: {unknown}",
+    ]
+    assert [link[1] for link in store.links()] == ["Before.", "After."]
+
+
+def test_rulings_reused_are_counted_across_the_files_of_one_import(store: Store) -> None:
+    store.page(THREE_STEPS, "One.", "Two.")
+    first = store.jsonl("a.jsonl", (CROSSFIRE, "One."))
+    second = store.jsonl("b.jsonl", (CROSSFIRE, "Two."), (CROSSFIRE, "Three."))
+    lines = store.kb("import", str(first), str(second)).splitlines()
+    assert lines[2:4] == [
+        "rulings: 1 new, 2 reused, 0 improved (damaged copies mended)",
+        "links: 3 new, 0 dated, 0 unchanged",
     ]
