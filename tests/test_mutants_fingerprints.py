@@ -114,6 +114,11 @@ CHANGES: dict[str, tuple[Callable[[Connection], None], str, str]] = {
         "de/cards/index.html",
         "Drei Schritte weiter",
     ),
+    "a card's English name": (
+        _sql("UPDATE cards SET name = 'Three Steps Behind' WHERE id = :card"),
+        "en/cards/index.html",
+        "three-steps-behind.html",  # its page's new name
+    ),
     "a card's mana cost": (
         _sql("UPDATE cards SET mana_cost = '{7}{G}' WHERE id = :card"),
         ENGLISH,
