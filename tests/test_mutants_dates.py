@@ -8,9 +8,11 @@ import io
 import json
 
 import pytest
+from babel.dates import format_date
 
 from kb.importers import scryfall
 from kb.importers.seed_pages import parse_page
+from kb.locales import BY_CODE, LOCALE_CODES
 from kb.records import ParseError
 
 
@@ -98,3 +100,14 @@ def test_a_bullet_without_a_date_names_the_locale_format() -> None:
     with pytest.raises(ParseError) as raised:
         _page_dates("de", "x" * 40)
     assert str(raised.value) == f"page.txt:3: {'x' * 24!r} does not start with a date in de format"
+
+
+def test_every_month_reads_back_in_every_locale_and_width() -> None:
+    """Every month's name (abbreviated and wide) and every quoted literal of the locales' CLDR
+    patterns (Portuguese 'de', Russian 'г.'), in one page per locale and width."""
+    days = [dt.date(2024, month, 1 + month * 2) for month in range(1, 13)]
+    for locale in LOCALE_CODES:
+        for width in ("short", "medium", "long"):
+            shown = [format_date(day, width, locale=BY_CODE[locale].babel) for day in days]
+            read = _page_dates(locale, *(f"{text} Ruling." for text in shown))
+            assert read == [(day, "Ruling.") for day in days], (locale, width)
