@@ -111,3 +111,16 @@ def test_every_month_reads_back_in_every_locale_and_width() -> None:
             shown = [format_date(day, width, locale=BY_CODE[locale].babel) for day in days]
             read = _page_dates(locale, *(f"{text} Ruling." for text in shown))
             assert read == [(day, "Ruling.") for day in days], (locale, width)
+
+
+def test_the_word_shown_ends_at_a_space() -> None:
+    """A tab is part of the word shown."""
+    with pytest.raises(ParseError) as raised:
+        _page_dates("de", "Irgend\twann einmal.")
+    assert (
+        str(raised.value) == "page.txt:3: 'Irgend\\twann' does not start with a date in de format"
+    )
+
+
+def test_a_four_digit_year_is_taken_as_written() -> None:
+    assert _page_dates("de", "05.08.0100 Text.") == [(dt.date(100, 8, 5), "Text.")]
