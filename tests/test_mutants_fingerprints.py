@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from kb.engine import make_engine
-from kb.site.build import MANIFEST
+from kb.site.output import MANIFEST
 
 THREE_STEPS = "Three Steps Ahead"
 GERMAN = "de/cards/three-steps-ahead.html"

@@ -6,7 +6,8 @@ a key computed another way would make the next import add every ruling again.
 
 from __future__ import annotations
 
-from kb.text import better_text, has_symbols, head_key, normalize, ruling_keys, text_key
+from kb.derived import head_key, ruling_keys
+from kb.text import better_text, has_symbols, normalize, text_key
 
 LONG = (
     "If the copied permanent has {X} in its mana cost, X is 0. "
