@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from gettext import gettext
+from gettext import gettext as click_text
 from typing import Any, NamedTuple
 
 import click
@@ -51,7 +51,9 @@ class LazyGroup(click.Group):
                 commands.append((name, command))
         if commands:
             limit = formatter.width - 6 - max(len(name) for name, _ in commands)
-            with formatter.section(gettext("Commands")):
+            # Click's heading, translated as click does (the stdlib's gettext), under a name
+            # pybabel does not extract: the site's catalog holds no CLI text.
+            with formatter.section(click_text("Commands")):
                 formatter.write_dl(
                     [(name, command.get_short_help_str(limit)) for name, command in commands]
                 )
