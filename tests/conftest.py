@@ -175,6 +175,30 @@ def demo_url(database_url: str) -> str:
     return database_url
 
 
+WRITTEN_TABLES = [
+    schema.cards,
+    schema.card_names,
+    schema.rulings,
+    schema.card_rulings,
+    schema.mechanics,
+    schema.mechanic_names,
+    schema.card_mechanics,
+    schema.ruling_mechanics,
+    schema.sources,
+    schema.card_faces,
+]
+"""The tables an import writes."""
+
+
+def snapshot(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table kb writes, in a stable order."""
+    with engine.connect() as connection:
+        return {
+            table.name: sorted((tuple(row) for row in connection.execute(select(table))), key=repr)
+            for table in WRITTEN_TABLES
+        }
+
+
 def assert_keys_and_pairs_follow_texts(engine: Engine) -> None:
     """Every ruling's stored keys are those of its text (mended ones included), and the stored
     near-duplicate pairs are those of all the texts, found again from scratch."""

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import snapshot
 from realdata import DATA, realdata, seed_page
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
-from test_import_seed import snapshot
 
 from kb import schema
 from kb.cli import cli

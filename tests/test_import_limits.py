@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import snapshot
 from realdata import DATA
 from sqlalchemy.engine import Engine
-from test_import_seed import snapshot
 
 from kb.importers import limits
 from kb.importers.limits import MAX_LINE_BYTES, MAX_NAME_CHARS, MAX_TEXT_CHARS

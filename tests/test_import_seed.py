@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import assert_keys_and_pairs_follow_texts
+from conftest import assert_keys_and_pairs_follow_texts, snapshot
 from realdata import DATA
 from sqlalchemy import Table, func, select
 from sqlalchemy.engine import Engine
@@ -20,25 +20,6 @@ GERMAN_PAGE = DATA / "pages" / "de-three-steps-ahead.txt"
 ITALIAN_PAGE = DATA / "pages" / "it-caught-in-the-crossfire.txt"
 DAMAGED = "If the copied permanent has in its mana cost, X is 0."
 MENDED = "If the copied permanent has {X} in its mana cost, X is 0."
-
-TABLES = [
-    schema.cards,
-    schema.card_names,
-    schema.rulings,
-    schema.card_rulings,
-    schema.mechanics,
-    schema.mechanic_names,
-]
-TABLES += [schema.card_mechanics, schema.ruling_mechanics, schema.sources, schema.card_faces]
-
-
-def snapshot(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
-    """Every row of every table kb writes, in a stable order."""
-    with engine.connect() as connection:
-        return {
-            table.name: sorted((tuple(row) for row in connection.execute(select(table))), key=repr)
-            for table in TABLES
-        }
 
 
 def count(engine: Engine, table: Table) -> int:
