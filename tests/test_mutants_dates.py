@@ -70,6 +70,11 @@ def test_a_two_digit_year_is_of_this_century() -> None:
     assert _page_dates("de", "05.08.00 Text.") == [(dt.date(2000, 8, 5), "Text.")]
 
 
+def test_a_four_digit_year_is_as_written() -> None:
+    """0099 was taken for 99 and put in this century."""
+    assert _page_dates("de", "05.08.0099 Text.") == [(dt.date(99, 8, 5), "Text.")]
+
+
 def test_month_names_are_read_in_any_case_and_width() -> None:
     assert _page_dates("en", "APRIL 12, 2024 Wide.", "sep 3, 2024 Abbreviated.") == [
         (dt.date(2024, 4, 12), "Wide."),

@@ -214,7 +214,7 @@ def _regex_for(cldr: str, babel_locale: BabelLocale) -> str:
 def _date_from(match: re.Match[str], locale: str) -> dt.date:
     fields = match.groupdict()
     year = int(fields["y"])
-    if year < 100:
+    if len(fields["y"]) <= 2:  # a short year is of this century; a long one is as written
         year += 2000
     if fields.get("Mname"):
         months = BabelLocale.parse(BY_CODE[locale].babel).months["format"]
