@@ -22,6 +22,10 @@ COMMANDS = {
         "kb.cli.site_commands:build_command",
         "Build the static site: home, A–Z index, card and mechanic pages per locale.",
     ),
+    "datasette": Lazy(
+        "kb.cli.datasette_commands:datasette_command",
+        "Browse the store read-only in Datasette, with the saved queries (Ctrl-C stops).",
+    ),
     "db": Lazy(
         "kb.cli.db_commands:db_group",
         "Manage the store's schema (Alembic migrations underneath).",
