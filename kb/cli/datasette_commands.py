@@ -73,8 +73,10 @@ def datasette_command(
     with clear_errors(refused=(QueryError, datasette_server.DatasetteMissing)):
         server = datasette_server.datasette_app(path, immutable)
     try:  # a port in use is one line here, not the server's log and exit
-        with socket.create_server((host, port)):
-            pass
+        with socket.socket() as probe:
+            # As uvicorn binds: SO_REUSEADDR, so that a port just freed is not "in use".
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
     except OSError as error:
         raise KbError(f"{host}:{port}: {error.strerror}") from None
     name = datasette_server.database_name(path)
