@@ -70,6 +70,13 @@ def test_a_postgresql_store_is_one_line_naming_the_copy() -> None:
     )
 
 
+def test_a_url_of_no_engine_kb_has_is_one_line() -> None:
+    result = run_kb("mysql://editor@localhost/kb", "datasette")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith("kb: error: mysql://editor@localhost/kb: kb has no driver")
+    assert result.stderr.count("\n") == 1
+
+
 def test_no_store_is_one_line_and_creates_nothing(tmp_path: Path) -> None:
     result = run_kb(f"sqlite:///{tmp_path / 'kb.sqlte'}", "datasette")
     assert (result.exit_code, result.stdout) == (1, "")
@@ -124,7 +131,15 @@ def test_even_datasettes_writing_connection_is_query_only(sqlite_url: str) -> No
     engine.dispose()
 
 
-def test_the_copy_holds_every_row_and_serves(demo_url: str, tmp_path: Path) -> None:
+def triggers(path: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(path) as connection:
+        query = "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+        return connection.execute(query).fetchall()
+
+
+def test_the_copy_holds_every_row_and_serves(
+    demo_url: str, tmp_path: Path, migrated_sqlite: Path
+) -> None:
     """On either engine: the copy is a SQLite store with the same rows, its views and
     revisions included, and kb datasette --copy serves it."""
     edited = run_kb(
@@ -135,8 +150,8 @@ def test_the_copy_holds_every_row_and_serves(demo_url: str, tmp_path: Path) -> N
     copy.parent.mkdir()
     result = run_kb(demo_url, "datasette", "--copy", str(copy), "--metadata")
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(f"copied 126 rows into {copy}\n{{")
-    assert list(json.loads(result.stdout.partition("\n")[2])["databases"]) == ["browse"]
+    assert result.stderr == f"copied 126 rows into {copy}\n"  # stdout: the metadata alone
+    assert list(json.loads(result.stdout)["databases"]) == ["browse"]
     assert sorted(path.name for path in copy.parent.iterdir()) == ["browse.sqlite"]
 
     source, copied = make_engine(demo_url), make_engine(f"sqlite:///{copy}")
@@ -147,6 +162,7 @@ def test_the_copy_holds_every_row_and_serves(demo_url: str, tmp_path: Path) -> N
             assert written.execute(query).all() == reading.execute(query).all(), table.name
     source.dispose()
     copied.dispose()
+    assert triggers(copy) == triggers(migrated_sqlite)  # turned off while copying, back on
     missing = run_kb(
         f"sqlite:///{copy}",
         "query",

@@ -13,7 +13,7 @@ from kb.engine import sqlite_file, store_url
 from kb.sql import QueryError
 
 SQLITE_ONLY = (
-    "Datasette reads SQLite files only: kb datasette --copy FILE copies this {engine} store "
+    "Datasette reads SQLite files only: kb datasette --copy FILE copies this PostgreSQL store "
     "into a new SQLite file and serves that"
 )
 
@@ -50,13 +50,13 @@ def datasette_command(
     Tables, columns and views carry the schema's descriptions; queries/ are canned queries.
     Needs the web extra: pip install 'kb[web]'.
     """
-    backend = store_url(app.database_url).get_backend_name()
+    with clear_errors():
+        backend = store_url(app.database_url).get_backend_name()
     if copy_to is not None:
-        path = _copy(app, copy_to)
+        path = _copy(app, copy_to, err=print_metadata)  # the metadata alone on stdout
         immutable = True  # nobody writes the copy
-    elif backend != "sqlite":
-        engine = "PostgreSQL" if backend == "postgresql" else backend
-        raise KbError(SQLITE_ONLY.format(engine=engine))
+    elif backend != "sqlite":  # kb's other engine
+        raise KbError(SQLITE_ONLY)
     else:
         found = sqlite_file(app.engine())
         if found is None:
@@ -73,7 +73,8 @@ def datasette_command(
     with clear_errors(refused=(QueryError, datasette_server.DatasetteMissing)):
         server = datasette_server.datasette_app(path, immutable)
     try:  # a port in use is one line here, not the server's log and exit
-        with socket.socket() as probe:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family) as probe:
             # As uvicorn binds: SO_REUSEADDR, so that a port just freed is not "in use".
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
@@ -86,10 +87,11 @@ def datasette_command(
     app.echo("stopped")
 
 
-def _copy(app: App, target: Path) -> str:
+def _copy(app: App, target: Path, err: bool) -> str:
     from kb.sqlite_copy import copy_to_sqlite
 
     with clear_errors(target):
         rows = copy_to_sqlite(app.engine(), target)
-    app.echo(f"copied {rows:,} rows into {target}")
+    if not app.quiet:
+        click.echo(f"copied {rows:,} rows into {target}", err=err)
     return str(target)
