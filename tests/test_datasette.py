@@ -7,6 +7,8 @@ import asyncio
 import json
 import socket
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,6 +95,29 @@ def test_a_port_in_use_is_one_line(sqlite_url: str) -> None:
         result = run_kb(sqlite_url, "datasette", "--port", str(port))
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == f"kb: error: 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_without_datasette_it_says_how_to_install_it(sqlite_url: str) -> None:
+    """As where the web extra is not installed: Datasette's import fails; the metadata, which
+    needs no Datasette, is still printed."""
+    script = (
+        "import sys\nsys.modules['datasette'] = None  # import datasette fails\n"
+        "from kb.cli import main\nsys.argv = ['kb', *sys.argv[1:]]\nmain()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "--db", sqlite_url, "datasette"],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "kb: error: kb datasette needs Datasette: pip install 'kb[web]'\n"
+    printed = subprocess.run(
+        [sys.executable, "-c", script, "--db", sqlite_url, "datasette", "--metadata"],
+        capture_output=True,
+        text=True,
+    )
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout) == datasette_metadata("kb", saved_queries())
 
 
 def _store_file(url: str) -> str:
