@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 from conftest import run_kb, snapshot
+from realdata import DATA
 from sqlalchemy import func, select
 
 from kb import schema
 from kb.datasette_metadata import datasette_metadata
 from kb.datasette_server import datasette_app
 from kb.engine import make_engine
+from kb.importing import run_import
 from kb.sql import saved_queries
 
 pytest.importorskip("datasette", reason="Datasette is not installed: pip install -e '.[web]'")
@@ -204,3 +206,25 @@ def test_the_copy_holds_every_row_and_serves(
     again = run_kb(demo_url, "datasette", "--copy", str(copy))
     assert (again.exit_code, again.stdout) == (1, "")
     assert again.stderr == f"kb: error: {copy}: already exists; name a new file for the copy\n"
+
+
+def test_datasettes_own_command_line_serves_the_printed_metadata(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """docs/sql.md's two lines: kb datasette --metadata, then datasette serve --metadata."""
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    engine.dispose()
+    printed = run_kb(sqlite_url, "datasette", "--metadata")
+    metadata = tmp_path / "metadata.json"
+    metadata.write_text(printed.stdout, "utf-8")
+    datasette = Path(sys.executable).with_name("datasette")
+    query = "/kb/missing_names.json?mechanic=spree&locale=ko&_shape=array"
+    for immutable in ([], ["-i"]):
+        args = [datasette, "serve", *immutable, _store_file(sqlite_url), "--metadata", metadata]
+        served = subprocess.run([*args, "--get", query], capture_output=True, text=True)
+        assert served.returncode == 0, served.stderr
+        assert json.loads(served.stdout) == [
+            {"card_id": 2, "card": "Caught in the Crossfire"},
+            {"card_id": 1, "card": "Three Steps Ahead"},
+        ]
