@@ -3,6 +3,7 @@ headless Chromium (Debian's chromium and chromedriver, as tests/test_browser.py 
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import snapshot
+from conftest import run_kb, snapshot
 from realdata import DATA
 from test_browser import CHROMEDRIVER, CHROMIUM, FLAGS
 
@@ -155,3 +156,23 @@ def test_an_editor_runs_a_saved_query_sees_descriptions_and_cannot_write(
     console = (tmp_path / "server.log").read_text()
     assert "attempt to write a readonly database" in console
     assert "Traceback" not in console
+
+
+def test_an_edit_made_while_serving_shows_at_once(server: str, store: str) -> None:
+    """Read-only is not immutable: kb edit writes (switching the store to WAL on its first
+    edit) while Datasette reads, and the next answer has the change."""
+    url = f"{server}/missing_names.json?mechanic=spree&locale=ko&_shape=array"
+
+    def missing() -> list[str]:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return [row["card"] for row in json.load(answer)]
+
+    assert missing() == ["Caught in the Crossfire", "Three Steps Ahead"]
+    for card, name in (
+        ("Three Steps Ahead", "세 발짝 앞서"),
+        ("Caught in the Crossfire", "교차 사격"),
+    ):
+        edited = run_kb(store, "edit", "card-name", card, "ko", name, "--editor", "ann")
+        assert edited.exit_code == 0, edited.output
+        assert card not in missing()
+    assert missing() == []
