@@ -13,13 +13,14 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, or_, select
 from sqlalchemy.engine import Connection
 
 from kb import schema as tables
 from kb.site.paths import unique_slugs
+from kb.site.stencils import Items
 
 RESERVED_SLUGS = frozenset({"index"})
 """File names the site uses itself in the cards/ and mechanics/ folders."""
@@ -32,12 +33,25 @@ and SQLite allows 32,766 by default); with more, every general ruling is found a
 
 
 @dataclass(frozen=True, slots=True)
+class Tag:
+    """A mechanic as a ruling's tag shows it."""
+
+    NOT_SHOWN: ClassVar[tuple[str, ...]] = ("key",)
+    key: str
+    """The store's slug."""
+    slug: str
+    """The mechanic page's file name."""
+    name: str
+    names: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
 class RulingView:
     id: int
     text: str
     published_on: dt.date | None
-    mechanics: tuple[str, ...]
-    """Slugs of the mechanics the ruling is tagged with, sorted."""
+    tags: tuple[Tag, ...]
+    """The mechanics the ruling is tagged with, by the store's slug."""
     translations: dict[str, str]
     """Reviewed community translations by locale code."""
 
@@ -46,8 +60,15 @@ class RulingView:
 class Named:
     """Something with an English name and localized names."""
 
+    SHOWN_PROPERTIES: ClassVar[tuple[str, ...]] = ("renamed",)
     name: str
     names: dict[str, str]
+
+    @property
+    def renamed(self) -> dict[str, bool]:
+        """Whether each locale's name differs from the English name (templates compare no
+        strings: see kb.site.stencils)."""
+        return {code: name != self.name for code, name in self.names.items()}
 
     def name_in(self, locale: str) -> str | None:
         """The name in ``locale``, None where it has none (the page then shows the English
@@ -72,11 +93,13 @@ class CardView(CardEntry):
     type_line: str | None = None
     faces: tuple[str, ...] = ()
     """English face names of a split, double-faced, flip, adventure or meld card, in order."""
-    rulings: list[RulingView] = field(default_factory=list)
+    rulings: Items = field(default_factory=Items)
+    """RulingViews, in publication order."""
 
 
 @dataclass(slots=True)
 class MechanicView(Named):
+    NOT_SHOWN: ClassVar[tuple[str, ...]] = ("card_ids", "general_rulings")
     id: int
     key: str
     """The store's slug (``spree``)."""
@@ -199,8 +222,8 @@ def update_index(connection: Connection, index: SiteIndex, changed: set[int]) ->
 
 def _add_general_rulings(mechanics: dict[str, MechanicView], rulings: list[RulingView]) -> None:
     for ruling in rulings:
-        for key in ruling.mechanics:
-            mechanics[key].general_rulings.append(ruling)
+        for tag in ruling.tags:
+            mechanics[tag.key].general_rulings.append(ruling)
 
 
 def _ruling_count(connection: Connection) -> int:
@@ -287,16 +310,26 @@ RulingIds = Select[int]
 
 def _tags(
     connection: Connection, ruling_ids: RulingIds, mechanics_by_id: dict[int, MechanicView]
-) -> dict[int, tuple[str, ...]]:
-    """The mechanics each ruling is tagged with, as sorted slugs."""
-    tags: dict[int, list[str]] = {}
+) -> dict[int, tuple[Tag, ...]]:
+    """The mechanics each ruling is tagged with, sorted by the store's slug."""
+    tags: dict[int, list[Tag]] = {}
+    made: dict[int, Tag] = {}
     for ruling_id, mechanic_id in connection.execute(
         select(tables.ruling_mechanics.c.ruling_id, tables.ruling_mechanics.c.mechanic_id).where(
             tables.ruling_mechanics.c.ruling_id.in_(ruling_ids)
         )
     ):
-        tags.setdefault(ruling_id, []).append(mechanics_by_id[mechanic_id].key)
-    return {ruling_id: tuple(sorted(keys)) for ruling_id, keys in tags.items()}
+        tag = made.get(mechanic_id)
+        if tag is None:
+            mechanic = mechanics_by_id[mechanic_id]
+            tag = made[mechanic_id] = Tag(
+                mechanic.key, mechanic.slug, mechanic.name, mechanic.names
+            )
+        tags.setdefault(ruling_id, []).append(tag)
+    return {
+        ruling_id: tuple(sorted(found, key=lambda tag: tag.key))
+        for ruling_id, found in tags.items()
+    }
 
 
 def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, dict[str, str]]:
@@ -430,9 +463,9 @@ def load_cards(
     translations = _translations(connection, ruling_ids)
     # One view per ruling and date: the cards read together that show a ruling share its view.
     views: dict[tuple[int, dt.date | None], RulingView] = {}
+    rulings: dict[int, list[RulingView]] = {}
     for card_id, ruling_id, published_on, text in links:
-        card = cards.get(card_id)
-        if card is None:
+        if card_id not in cards:
             continue
         ruling = views.get((ruling_id, published_on))
         if ruling is None:
@@ -443,7 +476,9 @@ def load_cards(
                 tags.get(ruling_id, ()),
                 translations.get(ruling_id, {}),
             )
-        card.rulings.append(ruling)
+        rulings.setdefault(card_id, []).append(ruling)
+    for card_id, shown in rulings.items():
+        cards[card_id].rulings = Items(shown)
     return [cards[entry.id] for entry in entries]
 
 
