@@ -216,65 +216,89 @@ _PLAIN = frozenset({type(None), bool})
 _LEAVES = frozenset({int, float, dt.date, Markup})
 
 
-def form(value: Any, code: str, values: list[Any]) -> Any:
-    """The form of a context (rule 1) for a page in the locale ``code``; its holes' values are
-    appended to ``values`` in the order ``stand_in`` makes their holes."""
+def form(value: Any, code: str, values: list[Any], shape: list[Any]) -> None:
+    """The form of a context (rule 1) for a page in the locale ``code``, appended to ``shape``
+    flat (each view's type and each list's length say how many elements follow); its holes'
+    values are appended to ``values`` in the order ``stand_in`` makes their holes."""
     kind = type(value)
     if kind is str:
         if value:
             values.append(value)
-            return 1
-        return ""
-    if kind in _PLAIN:
-        return value
-    if kind in _LEAVES:
+            shape.append(_HOLE)
+        else:
+            shape.append("")
+    elif kind in _PLAIN:
+        shape.append(value)
+    elif kind in _LEAVES:
         values.append(value)
-        return 1
-    if kind is Items:
+        shape.append(_HOLE)
+    elif kind is Items:
         values.append(value)
-        return bool(value)
-    if kind is dict:
-        return (form(value[code], code, values),) if code in value else ()
-    if kind is tuple or kind is list:
-        return (len(value), *[form(item, code, values) for item in value])
-    view, read, _shown = _fields(kind)
-    shape: list[Any] = [view]
-    for field in read(value):  # the commonest fields here: a call less for each
+        shape.append(_FULL if value else _EMPTY)
+    elif kind is dict:
+        if code in value:
+            shape.append(_PRESENT)
+            form(value[code], code, values, shape)
+        else:
+            shape.append(_ABSENT)
+    elif kind is tuple or kind is list:
+        shape.append(len(value))
+        for item in value:
+            form(item, code, values, shape)
+    else:
+        _form_of_view(value, code, values, shape)
+
+
+def _form_of_view(view: Any, code: str, values: list[Any], shape: list[Any]) -> None:
+    kind, read, _shown = _fields(type(view))
+    shape.append(kind)
+    for field in read(view):  # the commonest fields here: a call less for each
         field_kind = type(field)
         if field_kind is str:
             if field:
                 values.append(field)
-                shape.append(1)
+                shape.append(_HOLE)
             else:
                 shape.append("")
         elif field_kind in _PLAIN:
             shape.append(field)
         elif field_kind is dict:
-            local = field.get(code, _MISSING)
-            if local is _MISSING:
-                shape.append(())
-            elif type(local) is str:
-                if local:
-                    values.append(local)
-                    shape.append((1,))
-                else:
-                    shape.append(("",))
-            elif type(local) in _PLAIN:
-                shape.append((local,))
+            local = field.get(code, _ABSENT)
+            if local is _ABSENT:
+                shape.append(_ABSENT)
+            elif type(local) is str and local:
+                values.append(local)
+                shape.append(_PRESENT)
+                shape.append(_HOLE)
             else:
-                shape.append((form(local, code, values),))
+                shape.append(_PRESENT)
+                form(local, code, values, shape)
         elif field_kind in _LEAVES:
             values.append(field)
-            shape.append(1)
+            shape.append(_HOLE)
         elif field_kind is Items:
             values.append(field)
-            shape.append(bool(field))
+            shape.append(_FULL if field else _EMPTY)
         else:
-            shape.append(form(field, code, values))
-    return tuple(shape)
+            form(field, code, values, shape)
 
 
-_MISSING = object()
+class _Mark:
+    """A mark in a form: it compares and hashes as itself."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_PRESENT, _ABSENT = _Mark("present"), _Mark("absent")
+"""Whether a dict holds the page's locale."""
+_HOLE = _Mark("hole")
+_FULL, _EMPTY = _Mark("items"), _Mark("no items")
 
 
 class _View:
@@ -312,10 +336,20 @@ def stand_in(value: Any, code: str, slots: _Slots, count: list[int]) -> Any:
     )
 
 
+def _taker(indexes: list[int]) -> Callable[[list[Any]], Iterable[Any]]:
+    """The values at these indexes, taken at once (itemgetter takes one as itself)."""
+    if len(indexes) > 1:
+        return itemgetter(*indexes)
+    if indexes:
+        index = indexes[0]
+        return lambda values: (values[index],)
+    return lambda values: ()
+
+
 class Stencil:
     """A template's output with holes: its constant parts, and between each two a slot."""
 
-    __slots__ = ("derived", "gather", "pieces", "printed")
+    __slots__ = ("derived", "gather", "pieces", "printed", "take")
 
     def __init__(self, text: str, slots: _Slots) -> None:
         split = _MARK.split(text)
@@ -330,20 +364,24 @@ class Stencil:
             used.append(slot)
         self.printed = sorted({value for value, how, function in used if function is None})
         """The values printed as they are: each escaped once, however often it is printed."""
+        self.take: Callable[[list[Any]], Iterable[Any]] = _taker(self.printed)
         self.derived = list(dict.fromkeys(slot for slot in used if slot[2] is not None))
         """The slots of the values printed through a function, or items through a macro."""
         finals = {(value, ESCAPED, None): number for number, value in enumerate(self.printed)}
         finals.update((slot, len(self.printed) + n) for n, slot in enumerate(self.derived))
         order = [finals[slot] for slot in used]
-        self.gather: Callable[[list[str]], Any] = (
-            itemgetter(*order) if len(order) > 1 else lambda finals: tuple(finals[n] for n in order)
-        )
+        self.gather = _taker(order)
         """The slots' texts, in order, from the printed values' and then the derived ones'."""
         self.pieces: list[str | None] = [None] * (2 * len(parts) - 1)
         self.pieces[0::2] = parts
 
 
 _ESCAPED_KEPT = 20_000
+
+
+def _escape(escaped: dict[Any, str], text: Any) -> str:
+    found = escaped[text] = escape(text)
+    return found
 
 
 class Stencils:
@@ -358,7 +396,10 @@ class Stencils:
         """``template.render(**context)`` for a page in the locale ``code``."""
         values: list[Any] = []
         names = tuple(context)
-        key = (template, names, form(tuple(context.values()), code, values))
+        shape: list[Any] = [template, names]
+        for value in context.values():
+            form(value, code, values, shape)
+        key = tuple(shape)
         stencil = self._made.get(key)
         if stencil is None:
             stencil = self._made[key] = self._make(
@@ -376,7 +417,9 @@ class Stencils:
         pieces = []
         for item in items:
             values: list[Any] = []
-            key = (macro, form(item, code, values))
+            shape: list[Any] = [macro]
+            form(item, code, values, shape)
+            key = tuple(shape)
             stencil = self._made.get(key)
             if stencil is None:
                 stencil = self._made[key] = self._make(lambda stand: str(macro(stand)), item, code)
@@ -387,13 +430,8 @@ class Stencils:
         escaped = self._escaped
         if len(escaped) > _ESCAPED_KEPT:
             escaped.clear()
-        finals = []
-        for value in stencil.printed:
-            text = values[value]
-            found = escaped.get(text)
-            if found is None:
-                found = escaped[text] = escape(text)
-            finals.append(found)
+        known = escaped.get  # holes are of non-empty text, so an escaped one is never falsy
+        finals = [known(text) or _escape(escaped, text) for text in stencil.take(values)]
         for value, how, function in stencil.derived:
             if how == ITEMS:
                 finals.append(self._items(values[value], function, code))
