@@ -203,7 +203,6 @@ def build_catalog(connection: Connection, locale: str | None, selection: Selecti
         header_comment=HEADER_COMMENT,
         project=PROJECT,
         version=when.strftime("%Y-%m-%d"),
-        msgid_bugs_address="https://github.com/kb/kb/issues",
         creation_date=when,
         revision_date=None if locale is None else when,
         last_translator=None if locale is None else "kb community translators",

@@ -79,6 +79,8 @@ def read_po(path: str, data: bytes, locale: str | None = None) -> PoFile:
         PoFileParser(catalog, ignore_obsolete=True, abort_invalid=True).parse(lines)
     except PoFileError as error:
         raise ParseError(path, str(error.args[0]).rsplit(" on ", 1)[0], error.lineno + 1) from None
+    except ParseError:
+        raise
     except ValueError as error:  # Babel's reading of a header field (Language, a date)
         raise ParseError(path, f"bad header: {error}", header_line) from None
     found = _locale(path, catalog, header_line, locale)
