@@ -75,7 +75,7 @@ def translated(po: Path, out: Path) -> None:
         if message.id:
             message.string = f"[{catalog.locale_identifier}] {message.id}"
     with out.open("wb") as file:
-        write_po(file, catalog, width=76, no_location=True)
+        write_po(file, catalog, width=76, no_location=True)  # wrapped, as editors save
 
 
 def bench_round(work: Path, locale: str) -> dict[str, dict[str, Any]]:

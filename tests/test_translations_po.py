@@ -346,3 +346,22 @@ def test_a_file_not_in_utf8_is_refused(demo_url: str, tmp_path: Path) -> None:
     result = run_kb(demo_url, "translations", "import", str(po), "--editor", "a")
     assert (result.exit_code, result.stderr) == (1, f"kb: error: {po}:8: not UTF-8\n")
     assert translations(demo_url) == []
+
+
+def test_a_locale_with_a_region_or_script_goes_out_and_back(demo_url: str, tmp_path: Path) -> None:
+    for locale, header in (("pt-BR", "pt_BR"), ("zh-Hant", "zh_Hant")):
+        po = export(demo_url, tmp_path / f"{locale}.po", "--locale", locale)
+        assert f'"Language: {header}\\n"' in po.read_text("utf-8")
+        assert msgfmt_check(po).returncode == 0
+        translate(po, {"ruling:2": f"({locale})"})
+        # Some editors write a byte order mark first.
+        po.write_bytes(b"\xef\xbb\xbf" + po.read_bytes())
+        result = run_kb(demo_url, "translations", "import", str(po), "--editor", "ann")
+        assert result.exit_code == 0, result.output
+    assert translations(demo_url) == [
+        (2, "pt-BR", "(pt-BR)", "draft"),
+        (2, "zh-Hant", "(zh-Hant)", "draft"),
+    ]
+    wrong = run_kb(demo_url, "translations", "import", str(po), "--locale", "ja", "--editor", "a")
+    header = po.read_text("utf-8-sig").splitlines().index('msgid ""') + 1
+    assert wrong.stderr == f"kb: error: {po}:{header}: the file is for zh-Hant, not ja\n"
