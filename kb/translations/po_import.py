@@ -174,13 +174,15 @@ class Report:
 
 def _stored(
     connection: Connection, locale: str, ids: Iterable[int]
-) -> tuple[dict[int, str], dict[int, Values]]:
-    """The rulings' text keys, and their translations in ``locale``, by ruling id."""
-    keys: dict[int, str] = {}
+) -> tuple[dict[int, tuple[str, str]], dict[int, Values]]:
+    """The rulings' texts and text keys, and their translations in ``locale``, by ruling id."""
+    keys: dict[int, tuple[str, str]] = {}
     current: dict[int, Values] = {}
     for chunk in chunks(sorted(set(ids))):
-        query = select(rulings.c.id, rulings.c.text_key).where(rulings.c.id.in_(chunk))
-        keys.update((row.id, row.text_key) for row in connection.execute(query))
+        query = select(rulings.c.id, rulings.c.text, rulings.c.text_key).where(
+            rulings.c.id.in_(chunk)
+        )
+        keys.update((row.id, (row.text, row.text_key)) for row in connection.execute(query))
         query = select(
             ruling_translations.c.ruling_id,
             ruling_translations.c.text,
@@ -213,8 +215,9 @@ def plan(
         if not text:
             report.untranslated += 1
             continue
-        text_key = keys[entry.ruling_id]
-        if english_key(entry.english) != text_key:
+        english, text_key = keys[entry.ruling_id]
+        # The text as stored is its own key; another spelling is folded first (typography).
+        if entry.english != english and english_key(entry.english) != text_key:
             report.not_applied.append((entry, REWORDED))
             continue
         if entry.fuzzy:
