@@ -217,8 +217,10 @@ def commit_changes(
             return []
         made_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         records = [_revision(editor, made_at, action, change) for action, change in planned]
-        query = insert(revisions).returning(revisions.c.id, sort_by_parameter_order=True)
-        return list(connection.execute(query, records).scalars())
+        # Without sort_by_parameter_order: SQLite would then insert row by row. The ids are
+        # these rows' whatever their order.
+        query = insert(revisions).returning(revisions.c.id)
+        return sorted(connection.execute(query, records).scalars())
 
 
 def _revision(editor: str, made_at: dt.datetime, action: str, change: Change) -> Values:
