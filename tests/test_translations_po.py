@@ -365,3 +365,15 @@ def test_a_locale_with_a_region_or_script_goes_out_and_back(demo_url: str, tmp_p
     wrong = run_kb(demo_url, "translations", "import", str(po), "--locale", "ja", "--editor", "a")
     header = po.read_text("utf-8-sig").splitlines().index('msgid ""') + 1
     assert wrong.stderr == f"kb: error: {po}:{header}: the file is for zh-Hant, not ja\n"
+
+
+def test_a_msgid_in_other_typography_is_the_same_ruling(demo_url: str, tmp_path: Path) -> None:
+    po = tmp_path / "plain.po"
+    plain = GOOD.replace("can’t", "can't")  # as an editor that drops curly quotes saves it
+    po.write_text(HEADER.format("de") + plain, "utf-8")
+    result = run_kb(demo_url, "translations", "import", str(po), "--editor", "a")
+    assert result.stdout == (
+        f"{po}: 1 new, 0 changed, 0 reviewed (revisions 1 to 1); "
+        "0 unchanged, 0 untranslated, 0 not applied\n"
+    )
+    assert translations(demo_url) == [(2, "de", "Kein Modus zweimal.", "draft")]
