@@ -212,7 +212,10 @@ def commit_changes(
             try:
                 connection.execute(insert(_table(table)), rows)
             except IntegrityError:
-                raise ConflictError(f"{table}: a row was added by someone else meanwhile") from None
+                raise ConflictError(
+                    f"{table}: someone else added one of these rows meanwhile; nothing was "
+                    "written. Do it again."
+                ) from None
         if not planned:
             return []
         made_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)

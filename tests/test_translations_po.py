@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from conftest import run_kb
-from realdata import REQUIRE_VARIABLE
+from realdata import DATA, REQUIRE_VARIABLE
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
 from kb import schema
 from kb.engine import make_engine
+from kb.importing import run_import
 
 SAME_MODE = "You can’t choose the same mode more than once."
 OUTLAW = (
@@ -377,3 +379,18 @@ def test_a_msgid_in_other_typography_is_the_same_ruling(demo_url: str, tmp_path:
         "0 unchanged, 0 untranslated, 0 not applied\n"
     )
     assert translations(demo_url) == [(2, "de", "Kein Modus zweimal.", "draft")]
+
+
+@pytest.mark.postgres
+def test_both_engines_export_the_same_entries(
+    sqlite_url: str, postgres_engine: Engine, tmp_path: Path
+) -> None:
+    """Only the header's dates (each store's own import time) may differ."""
+    bodies = []
+    for url in (sqlite_url, postgres_engine.url.render_as_string(hide_password=False)):
+        engine = make_engine(url)
+        run_import(engine, [DATA])
+        engine.dispose()
+        po = export(url, tmp_path / "de.po", "--locale", "de").read_text("utf-8")
+        bodies.append(po.partition("Generated-By: Babel")[2])
+    assert bodies[0] == bodies[1] and bodies[0].count("msgctxt") == 21

@@ -59,20 +59,26 @@ class Entry:
     english: str
     translation: str = ""
     outdated: bool = False
-    cards: list[str] = field(default_factory=list)
-    mechanics: list[str] = field(default_factory=list)
+    # (sort key, as shown): sorted here, not by the database, whose collation differs between
+    # engines (the English name, the slug, compared by code point).
+    cards: list[tuple[str, str]] = field(default_factory=list)
+    mechanics: list[tuple[str, str]] = field(default_factory=list)
     dates: list[dt.date] = field(default_factory=list)
 
     def comments(self) -> list[str]:
-        lines = [f"cards: {'; '.join(self.cards)}"] if self.cards else []
+        lines = [f"cards: {_listed(self.cards)}"] if self.cards else []
         if self.mechanics:
-            lines.append(f"mechanics: {'; '.join(self.mechanics)}")
+            lines.append(f"mechanics: {_listed(self.mechanics)}")
         if self.dates:
             first, last = min(self.dates).isoformat(), max(self.dates).isoformat()
             lines.append(
                 f"published: {first}" if first == last else f"published: {first} to {last}"
             )
         return lines
+
+
+def _listed(named: list[tuple[str, str]]) -> str:
+    return "; ".join(shown for _key, shown in sorted(named))
 
 
 @dataclass(frozen=True)
@@ -141,11 +147,10 @@ def _add_cards(
         .join(cards, cards.c.id == card_rulings.c.card_id)
         .outerjoin(localized, and_(localized.c.card_id == cards.c.id, localized.c.locale == locale))
         .where(card_rulings.c.ruling_id.in_(chunk))
-        .order_by(card_rulings.c.ruling_id, cards.c.name)
     )
     for ruling_id, english, name, published_on in connection.execute(query):
         entry = found[ruling_id][0]
-        entry.cards.append(_localized(english, name))
+        entry.cards.append((english, _localized(english, name)))
         if published_on is not None:
             entry.dates.append(published_on)
 
@@ -162,10 +167,10 @@ def _add_mechanics(
             localized, and_(localized.c.mechanic_id == mechanics.c.id, localized.c.locale == locale)
         )
         .where(ruling_mechanics.c.ruling_id.in_(chunk))
-        .order_by(ruling_mechanics.c.ruling_id, mechanics.c.slug)
     )
     for ruling_id, slug, english_name, name in connection.execute(query):
-        found[ruling_id][0].mechanics.append(_localized(english_name or slug, name))
+        shown = _localized(english_name or slug, name)
+        found[ruling_id][0].mechanics.append((slug, shown))
 
 
 def _add_translations(
