@@ -167,6 +167,8 @@ def _add_mechanics(
             localized, and_(localized.c.mechanic_id == mechanics.c.id, localized.c.locale == locale)
         )
         .where(ruling_mechanics.c.ruling_id.in_(chunk))
+        # Not for the order (sorted in Python): SQLite answers this 20 times faster with it.
+        .order_by(ruling_mechanics.c.ruling_id, mechanics.c.slug)
     )
     for ruling_id, slug, english_name, name in connection.execute(query):
         shown = _localized(english_name or slug, name)
