@@ -190,6 +190,57 @@ def _commit_change(
         return _record(connection, editor, action, change)
 
 
+def commit_changes(
+    engine: Engine, editor: str, plan: Callable[[Connection], list[tuple[str, Change]]]
+) -> list[int]:
+    """Read with ``plan(connection) -> [(action, Change)]``, write every change and record each
+    as a revision, in one transaction: all or none (a translator's file). Rows added are
+    inserted, and all revisions recorded, in batches: a file may add thousands."""
+    if not editor.strip():
+        raise EditError("say who you are: --editor NAME or env KB_EDITOR")
+    with edit_transaction(engine) as connection:
+        planned = plan(connection)
+        added: dict[str, list[Values]] = {}
+        for _action, change in planned:
+            if change.old is None:
+                new = change.new or {}
+                values = change.key | new | _derived(change.table, new)
+                added.setdefault(change.table, []).append(values)
+            else:
+                _apply(connection, change)
+        for table, rows in added.items():
+            try:
+                connection.execute(insert(_table(table)), rows)
+            except IntegrityError:
+                raise ConflictError(
+                    f"{table}: someone else added one of these rows meanwhile; nothing was "
+                    "written. Do it again."
+                ) from None
+        if not planned:
+            return []
+        made_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        records = [_revision(editor, made_at, action, change) for action, change in planned]
+        # Without sort_by_parameter_order: SQLite would then insert row by row. The ids are
+        # these rows' whatever their order.
+        query = insert(revisions).returning(revisions.c.id)
+        return sorted(connection.execute(query, records).scalars())
+
+
+def _revision(editor: str, made_at: dt.datetime, action: str, change: Change) -> Values:
+    return {
+        "editor": editor,
+        "made_at": made_at,
+        "action": action,
+        "table_name": change.table,
+        "row_key": change.key,
+        "old_value": change.old,
+        "new_value": change.new,
+        "card_id": change.card_id,
+        "ruling_id": change.ruling_id,
+        "reverts_id": None,
+    }
+
+
 def _filled(value: str, what: str) -> str:
     """An editor's text without surrounding spaces, as the importers store texts; never
     empty."""

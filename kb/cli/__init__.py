@@ -74,6 +74,10 @@ COMMANDS = {
         "kb.cli.query_commands:sql_command",
         "Run one read-only SQL query (QUERY, '-' for stdin, or --file).",
     ),
+    "translations": Lazy(
+        "kb.cli.translation_commands:translations_group",
+        "Translate rulings in PO editors: export a locale, import it back, see the coverage.",
+    ),
 }
 """Every kb command: where it is, and the first paragraph of its help."""
 
