@@ -67,9 +67,10 @@ _SENSES = {
     r"|\bcounters\s+(?:it|them)\b(?!\s+(?:has|had|have)\b)",
     # 701.9: to double power, toughness, a life total, counters or mana (and, by a replacement
     # effect, damage). Double strike, double-faced cards and the names Double Negative, Body
-    # Double are not it: the verb is lower case (or an inflected form) with its object in the
-    # same clause.
-    "double": rf"(?-i:\bdouble|\b[dD]oubl(?:es|ed|ing))\b(?!\s*-|\s+strike){_CLAUSE}\b{_DOUBLED}\b"
+    # Double are not it: the verb is lower case (or starts a sentence, or is inflected) with
+    # its object in the same clause.
+    "double": rf"(?-i:\bdouble|(?:^|(?<=[.!?] ))Double|\b[dD]oubl(?:es|ed|ing))\b(?!\s*-|\s+strike)"
+    rf"{_CLAUSE}\b{_DOUBLED}\b"
     rf"|\b{_DOUBLED}\b{_CLAUSE}(?-i:\bdoubled)\b",
     # 701.35: "support N". "If you support the Phyrexians" (Mirrodin Besieged) is English.
     "support": r"\bsupport(?:s|ed)?\s+(?:\d+|n|x|one|two|three|action|abilit(?:y|ies)|part)\b",
