@@ -76,6 +76,12 @@ _SENSES = {
     "support": r"\bsupport(?:s|ed)?\s+(?:\d+|n|x|one|two|three|action|abilit(?:y|ies)|part)\b",
 }
 """Keyword actions whose word has another, commoner sense: they tag only in the rule's."""
+_SENSE_WORDS = {
+    _SENSES["counter"]: frozenset({"counter", "countered", "countering", "counters"}),
+    _SENSES["double"]: frozenset({"double", "doubled", "doubles", "doubling"}),
+    _SENSES["support"]: frozenset({"support", "supported", "supports"}),
+}
+"""The words one of which a text must hold for a sense's pattern to match: its index."""
 
 _IRREGULAR = {
     "fight": ("fought",),
@@ -206,6 +212,8 @@ def _words(text: str) -> set[str]:
 
 def _first_words(pattern: str) -> set[str]:
     """The words one of which a text that the pattern matches must contain (none: any text)."""
+    if pattern in _SENSE_WORDS:
+        return set(_SENSE_WORDS[pattern])
     if forms := _FORMS.fullmatch(pattern):
         return {form.replace("\\", "").lower() for form in forms.group(1).split("|")}
     plain = _PLAIN_PHRASE.fullmatch(pattern)

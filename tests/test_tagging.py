@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from kb.tagging import RULES_VOCABULARY, MechanicMatcher, rule_pattern, slugify_mechanic
+from kb.tagging import (
+    RULES_VOCABULARY,
+    MechanicMatcher,
+    _first_words,
+    rule_pattern,
+    slugify_mechanic,
+)
 
 PATTERNS = [
     (1, r"\bspree\b"),
@@ -152,3 +158,14 @@ def test_a_mechanic_named_as_an_example_or_a_likely_reason_is_not_tagged(text: s
     matcher = MechanicMatcher([(1, r"\bindestructible\b")])
     assert matcher.matches(text) == set()
     assert matcher.matches(text + " It gains indestructible.") == {1}
+
+
+@pytest.mark.parametrize("name", ["Counter", "Double", "Support"])
+def test_a_senses_pattern_is_indexed_by_its_verbs_forms(name: str) -> None:
+    """A sense's pattern runs only on texts that hold a form of its verb, not on every text."""
+    matcher = _rules_matcher(name)
+    assert matcher._always == []
+    pattern = rule_pattern("keyword_action", name)
+    assert pattern is not None
+    for word in sorted(_first_words(pattern)):
+        assert word.startswith(name.lower()[:5])
