@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from kb.importers.streams import read_errors_as_parse_errors
 from kb.records import MechanicRecord
-from kb.tagging import slugify_mechanic, word_pattern
+from kb.tagging import rule_pattern, slugify_mechanic
 
 _KIND_BY_SECTION = {"701": "keyword_action", "702": "keyword_ability"}
 
@@ -41,13 +41,13 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
     with read_errors_as_parse_errors(path), _detached(text):
         for line_number, line in enumerate(text, start=1):
             if keyword := _KEYWORD_HEADING.match(line):
-                name = keyword["name"]
+                name, kind = keyword["name"], _KIND_BY_SECTION[keyword["section"]]
                 yield MechanicRecord(
                     slug=slugify_mechanic(name),
-                    kind=_KIND_BY_SECTION[keyword["section"]],
+                    kind=kind,
                     rule=keyword["rule"],
                     names={"en": name},
-                    pattern=word_pattern(name),
+                    pattern=rule_pattern(kind, name),
                     line=line_number,
                 )
             elif term := _TERM_DEFINITION.match(line):
