@@ -36,7 +36,7 @@ class Entry(NamedTuple):
 TEMPLATES = {
     "page.html": (
         "{% import 'parts.html' as parts %}"
-        "<h1 title=\"{{ entry.title }}\">{{ entry.title }}</h1>"
+        '<h1 title="{{ entry.title }}">{{ entry.title }}</h1>'
         "{% if entry.flag %}<b>on</b>{% endif %}"
         "{% for word in entry.words %}<i>{{ word }}</i>{% endfor %}"
         "{% trans count=entry.lines|length %}{{ count }} line{% pluralize %}{{ count }} lines"
