@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from xml.sax.saxutils import escape as xml_escape
 
 from babel import Locale as BabelLocale
+from babel.numbers import format_decimal
 from jinja2 import (
     BytecodeCache,
     Environment,
@@ -143,6 +144,7 @@ def environment(code: str, languages: Languages) -> Environment:
     )
     env.filters.update(
         length=hole_filter(len),
+        number=hole_filter(cache(partial(format_decimal, locale=locale.babel))),
         iso_date=hole_filter(cache(dt.date.isoformat)),
         medium_date=hole_filter(cache(medium_date(locale))),
         mana=hole_filter(cache(partial(mana_symbols, locale=locale)), markup=True),

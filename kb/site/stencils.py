@@ -158,34 +158,36 @@ def each(items: Iterable[Any], macro: Macro) -> Markup:
 
 def hole_ngettext(plain: Callable[..., str]) -> Callable[..., str]:
     """Jinja2's newstyle ``ngettext`` (``{% trans count=... %}``) for a count that may be a hole:
-    the plural form is chosen when the stencil is filled."""
+    the plural form is chosen when the stencil is filled. The message's variables may be holes
+    of the same value as the count (the count as the locale writes numbers, say)."""
 
     @pass_context
     def ngettext(
         context: Context, singular: str, plural: str, number: Any, /, **variables: Any
     ) -> Any:
-        if isinstance(number, _Hole):
-            # The count comes twice: positionally and as a variable, each evaluated on its own.
-            same = [name for name, value in variables.items() if _same(value, number)]
-            if any(isinstance(variables[name], _Hole) for name in variables.keys() - same):
-                raise StencilError("a plural message formats a value other than its count")
-            others = {name: value for name, value in variables.items() if name not in same}
+        if not isinstance(number, _Hole):
+            return plain(context, singular, plural, number, **variables)
+        holes = {name: value for name, value in variables.items() if isinstance(value, _Hole)}
+        if any(hole.value != number.value for hole in holes.values()):
+            raise StencilError("a plural message formats a value other than its count")
+        others = {name: value for name, value in variables.items() if name not in holes}
+        functions = {name: hole.function or _itself for name, hole in holes.items()}
+        count = number.function or _itself
 
-            @cache
-            def message(n: int) -> Any:  # a site's pages have few distinct counts
-                return plain(context, singular, plural, n, **others, **dict.fromkeys(same, n))
+        @cache
+        def message(n: Any, values: tuple[tuple[str, Any], ...]) -> Any:
+            return plain(context, singular, plural, n, **others, **dict(values))
 
-            return number.derive(message, markup=True)
-        return plain(context, singular, plural, number, **variables)
+        def filled(value: Any) -> Any:  # a site's pages have few distinct counts: memoized
+            return message(count(value), tuple((name, fn(value)) for name, fn in functions.items()))
+
+        return Markup(number.slots.add(number.value, MARKUP, filled))
 
     return ngettext
 
 
-def _same(value: Any, hole: _Hole) -> bool:
-    """Whether ``value`` is the hole of the same value through the same function."""
-    return (
-        isinstance(value, _Hole) and value.value == hole.value and value.function is hole.function
-    )
+def _itself(value: Any) -> Any:
+    return value
 
 
 _Fields = tuple[type, Callable[[Any], tuple[Any, ...]], tuple[str, ...]]
