@@ -77,6 +77,8 @@ class MechanicRecord:
     """Localized names by canonical locale code, English included."""
     pattern: str | None = None
     """A regular expression that tags a ruling (and a card's Oracle text) with the mechanic."""
+    rule_text: str | None = None
+    """The rule that defines it, as the Comprehensive Rules print it ("702.29a Cycling is ...")."""
     line: int | None = None
     where: str | None = field(default=None, compare=False)
 

@@ -196,6 +196,10 @@ card_rulings = Table(
     comment="A ruling as published for one card: links cards and rulings.",
 )
 
+RULE_TEXT = (
+    "The rule that defines the mechanic, in English, as the Comprehensive Rules print it "
+    "(702.29a Cycling is an activated ability ...)."
+)
 mechanics = Table(
     "mechanics",
     metadata,
@@ -209,6 +213,7 @@ mechanics = Table(
         nullable=True,
         comment="Regular expression (case-insensitive) that tags rulings and Oracle texts.",
     ),
+    Column("rule_text", Text, nullable=True, comment=RULE_TEXT),
     comment="Keyword abilities, keyword actions and terms (such as outlaw) used as tags.",
 )
 

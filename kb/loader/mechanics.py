@@ -23,6 +23,7 @@ class KnownMechanic:
     kind: str
     rule: str | None
     pattern: str | None
+    rule_text: str | None
 
 
 class Mechanics:
@@ -32,7 +33,9 @@ class Mechanics:
         self.state = state
         self.names = names
         self._known = {
-            row.slug: KnownMechanic(row.id, row.slug, row.kind, row.rule, row.pattern)
+            row.slug: KnownMechanic(
+                row.id, row.slug, row.kind, row.rule, row.pattern, row.rule_text
+            )
             for row in state.connection.execute(select(mechanics))
         }
 
@@ -42,6 +45,7 @@ class Mechanics:
             "kind": record.kind,
             "rule": record.rule,
             "pattern": record.pattern,
+            "rule_text": record.rule_text,
         }
         if known is None:
             new_id = self.state.connection.execute(
@@ -66,7 +70,8 @@ class Mechanics:
                 for key, value in changes.items():
                     setattr(known, key, value)
                 self.state.summary.counts["mechanics updated"] += 1
-                self.state.retag_everything = True
+                # The rule's text tags nothing: a new one leaves the tags as they are.
+                self.state.retag_everything |= bool(changes.keys() - {"rule_text"})
         self.names.upsert(
             mechanic_names,
             "mechanic_id",

@@ -106,6 +106,10 @@ class MechanicView(Named):
     slug: str
     """The page's file name."""
     rule: str | None
+    kind: str = "term"
+    """keyword_ability, keyword_action or term (mechanics.kind)."""
+    rule_text: str | None = None
+    """The rule that defines it, in English (mechanics.rule_text)."""
     card_ids: list[int] = field(default_factory=list)
     general_rulings: list[RulingView] = field(default_factory=list)
 
@@ -484,9 +488,13 @@ def load_cards(
 
 def _load_mechanics(connection: Connection) -> dict[str, MechanicView]:
     rows = connection.execute(
-        select(tables.mechanics.c.id, tables.mechanics.c.slug, tables.mechanics.c.rule).order_by(
-            tables.mechanics.c.slug
-        )
+        select(
+            tables.mechanics.c.id,
+            tables.mechanics.c.slug,
+            tables.mechanics.c.rule,
+            tables.mechanics.c.kind,
+            tables.mechanics.c.rule_text,
+        ).order_by(tables.mechanics.c.slug)
     ).all()
     file_slugs = unique_slugs((row.slug for row in rows), reserved=RESERVED_SLUGS)
     mechanics = {
@@ -497,6 +505,8 @@ def _load_mechanics(connection: Connection) -> dict[str, MechanicView]:
             key=row.slug,
             slug=file_slugs[row.slug],
             rule=row.rule,
+            kind=row.kind,
+            rule_text=row.rule_text,
         )
         for row in rows
     }
