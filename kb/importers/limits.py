@@ -109,10 +109,10 @@ def _fields(record: Record) -> Iterator[tuple[str, str | None, int]]:
         yield "a type line", record.type_line, MAX_NAME_CHARS
         yield "a mana cost", record.mana_cost, MAX_NAME_CHARS
         yield "a card's rules text", record.oracle_text, MAX_TEXT_CHARS
-        for face in record.oracle_faces:
-            yield "a face's type line", face.type_line, MAX_NAME_CHARS
-            yield "a face's mana cost", face.mana_cost, MAX_NAME_CHARS
-            yield "a face's rules text", face.oracle_text, MAX_TEXT_CHARS
+        for oracle_face in record.oracle_faces:
+            yield "a face's type line", oracle_face.type_line, MAX_NAME_CHARS
+            yield "a face's mana cost", oracle_face.mana_cost, MAX_NAME_CHARS
+            yield "a face's rules text", oracle_face.oracle_text, MAX_TEXT_CHARS
     elif isinstance(record, PrintedTextRecord):
         yield "a face's printed name", record.face_name, MAX_NAME_CHARS
         yield "a printed type line", record.type_line, MAX_NAME_CHARS

@@ -99,16 +99,19 @@ def _sets(stream: BinaryIO, shape: str, path: str) -> Iterator[tuple[Printing, I
         yield _set_printing(card_set, "set", path), _set_cards("", card_set, path)
     elif shape == ALL_PRINTINGS:
         # One whole set at a time (a set is small): an ijson prefix cannot name "any key".
-        for code, card_set in json_kvitems(stream, "data"):
-            cards = _set_cards(code, card_set, path)
-            yield _set_printing(json_object(card_set, f"set {code}", path), code, path), cards
+        for code, value in json_kvitems(stream, "data"):
+            cards = _set_cards(code, value, path)
+            yield _set_printing(json_object(value, f"set {code}", path), code, path), cards
     elif shape == ATOMIC_CARDS:
         # A card's faces; a value that is not a list is passed on to be reported as not a card.
         atomic_cards = json_kvitems(stream, "data")
-        yield Printing(), (
-            face
-            for _, faces in atomic_cards
-            for face in (faces if isinstance(faces, list) else [faces])
+        yield (
+            Printing(),
+            (
+                face
+                for _, faces in atomic_cards
+                for face in (faces if isinstance(faces, list) else [faces])
+            ),
         )
     else:
         raise AssertionError(f"unknown MTGJSON shape {shape}")
