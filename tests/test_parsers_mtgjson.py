@@ -11,10 +11,19 @@ import pytest
 from realdata import realdata
 
 from kb.importers import mtgjson, streams
-from kb.records import CardNameRecord, CardRecord, CardRef, ParseError, RulingRecord
+from kb.records import (
+    CardNameRecord,
+    CardRecord,
+    CardRef,
+    OracleFace,
+    ParseError,
+    PrintedTextRecord,
+    Printing,
+    RulingRecord,
+)
 
 THREE_STEPS_AHEAD = "282dfeaa-6243-4f92-838a-5cb54fa85184"
-Record = CardRecord | CardNameRecord | RulingRecord
+Record = CardRecord | CardNameRecord | RulingRecord | PrintedTextRecord
 T = TypeVar("T")
 
 
@@ -72,13 +81,19 @@ def test_set_file_with_or_without_wrapper(wrapped: bool) -> None:
 
 
 def test_all_printings_yields_each_card_once() -> None:
-    # The same cards in two sets, and a reprint inside one set: one card, names and rulings once.
+    # The same cards in two sets, and a reprint inside one set: one card, names and rulings once;
+    # printed texts once per set (the loader keeps the most recent printing's).
     excerpt = _excerpt()
     cards = excerpt["cards"]
     assert isinstance(cards, list)
-    reprinted = excerpt | {"cards": [*cards, cards[3]]}
+    reprinted = excerpt | {"cards": [*cards, cards[3]], "code": "OTX"}
     records = _parse_json({"meta": {}, "data": {"OTJ": excerpt, "OTX": reprinted}})
-    assert records == _parse_json(_excerpt())
+    alone = _parse_json(_excerpt())
+    texts = _of_type(alone, PrintedTextRecord)
+    assert [r for r in records if not isinstance(r, PrintedTextRecord)] == [
+        r for r in alone if not isinstance(r, PrintedTextRecord)
+    ]
+    assert _of_type(records, PrintedTextRecord) == texts + texts
 
 
 @pytest.mark.parametrize(
@@ -171,6 +186,10 @@ def test_faces_of_a_card_become_one_card_even_interleaved_with_a_reprint() -> No
             oracle_text="Fire.\n//\nIce.",
             layout="split",
             faces=("Fire", "Ice"),
+            oracle_faces=(
+                OracleFace("Fire", "{1}{R}", "Instant", "Fire."),
+                OracleFace("Ice", "{1}{U}", "Instant", "Ice."),
+            ),
         ),
         CardNameRecord(card_ref, "de", "Feuer // Eis"),
         RulingRecord(card_ref, "Both halves.", published_on=dt.date(2006, 9, 25), position=0),
@@ -218,7 +237,7 @@ def test_whole_2022_corpus() -> None:
                     cards_by_key[record.oracle_id or record.name] = record
                 elif isinstance(record, RulingRecord):
                     links.add((record.card, record.text))
-                else:
+                elif isinstance(record, CardNameRecord):
                     foreign_languages[record.locale] += 1
 
     # The README counts 45,080 links and 23,597 texts per MTGJSON card name, with the empty ruling
