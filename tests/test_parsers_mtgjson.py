@@ -298,3 +298,50 @@ def test_whole_2022_corpus() -> None:
     assert len({card.oracle_id for card in meld}) == 3
     reversible = cards_by_name["Zndrsplt, Eye of Wisdom"]
     assert reversible.faces == ()
+
+
+def test_a_sets_printed_texts_name_their_printing_the_highest_ranking_once() -> None:
+    """The set's code and release date (after its cards in the file), each card's number; of
+    two printings in one set, the higher collector number's text, once."""
+    german = {"language": "German", "name": "Blitzschlag", "type": "Spontanzauber"}
+    bolt = {
+        "name": "Lightning Bolt",
+        "identifiers": {"scryfallOracleId": "bolt"},
+        "originalText": "Lightning Bolt deals 3 damage to any target.",
+        "originalType": "Instant",
+    }
+    cards = [
+        bolt | {"number": "9", "foreignData": [german | {"text": "Alt."}]},
+        bolt | {"number": "105", "foreignData": [german | {"text": "Neu."}]},
+        bolt | {"number": "42", "foreignData": [german | {"text": "Mittel."}]},
+    ]
+    document = {"data": {"cards": cards, "code": "sta", "releaseDate": "2021-04-23"}}
+    texts = _of_type(_parse_json(document), PrintedTextRecord)
+    assert texts == [
+        PrintedTextRecord(
+            CardRef("bolt", "Lightning Bolt"),
+            "de",
+            face=0,
+            face_name=None,
+            type_line="Spontanzauber",
+            text="Neu.",
+            english_type_line="Instant",
+            english_text="Lightning Bolt deals 3 damage to any target.",
+            printing=Printing("STA", "105", dt.date(2021, 4, 23)),
+        )
+    ]
+
+
+def test_printings_rank_by_date_then_set_then_number() -> None:
+    day = dt.date(2021, 4, 23)
+    ranked = [
+        Printing(),
+        Printing("ZZZ", "999", None),
+        Printing("AAA", "1", day),
+        Printing("AAA", "2", day),
+        Printing("AAA", "10", day),
+        Printing("AAA", "10a", day),
+        Printing("AAB", "1", day),
+        Printing("AAA", "1", day + dt.timedelta(days=1)),
+    ]
+    assert sorted(reversed(ranked), key=lambda printing: printing.rank) == ranked

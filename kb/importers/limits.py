@@ -34,7 +34,7 @@ and a card's type line (Oracle or printed, in any locale) and mana cost."""
 MAX_TEXT_CHARS: Final = 10_000
 """A ruling's text and a card's rules text (Oracle or printed, in any locale)."""
 MAX_CODE_CHARS: Final = 32
-"""A printing's set code and collector number (the real corpus's longest: 6 and 8)."""
+"""A printing's set code and collector number (the real corpus's longest: 5 and 7)."""
 MAX_LINE_BYTES: Final = 64 * 1024
 """A line of a text format, in bytes as stored (decompressed): room for the longest ruling in
 any script (up to 4 bytes a character) with its date."""
