@@ -23,7 +23,7 @@ from kb.loader.references import CardReferences, describe
 from kb.loader.state import LoadState
 from kb.loader.tables import printed_texts
 from kb.locales import canonical_locale
-from kb.records import PrintedTextRecord, Printing
+from kb.records import CardRef, PrintedTextRecord, Printing
 
 EDITED_COLUMNS = ("face_name", "type_line", "text")
 """The columns of a printed text that editors correct."""
@@ -39,6 +39,8 @@ class Texts:
     def __init__(self, state: LoadState, references: CardReferences) -> None:
         self.state = state
         self.references = references
+        self._card_ids: dict[CardRef, int] = {}
+        """The cards found so far this run: each set file names the same cards again."""
 
     def load(self, records: Sequence[PrintedTextRecord]) -> None:
         if not records:
@@ -88,7 +90,10 @@ class Texts:
 
     def _best_of_batch(self, records: Sequence[PrintedTextRecord]) -> dict[Key, PrintedTextRecord]:
         """Each key's highest-ranking record of the batch (the first of equal ranks)."""
-        resolved = self.references.resolve([r.card for r in records])
+        unknown = [r.card for r in records if r.card not in self._card_ids]
+        if unknown:
+            self._card_ids.update(self.references.resolve(unknown))
+        resolved = self._card_ids
         wanted: dict[Key, PrintedTextRecord] = {}
         for record in records:
             locale = canonical_locale(record.locale)
