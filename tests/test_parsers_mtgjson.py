@@ -345,3 +345,9 @@ def test_printings_rank_by_date_then_set_then_number() -> None:
         Printing("AAA", "1", day + dt.timedelta(days=1)),
     ]
     assert sorted(reversed(ranked), key=lambda printing: printing.rank) == ranked
+
+
+def test_an_all_printings_set_of_a_bad_release_date_names_the_set() -> None:
+    with pytest.raises(ParseError) as raised:
+        _parse_json({"meta": {}, "data": {"OTX": {"cards": [], "releaseDate": "2024"}}})
+    assert str(raised.value) == "cards.json: set OTX: releaseDate '2024' is not a date YYYY-MM-DD"

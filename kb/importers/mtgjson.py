@@ -101,7 +101,8 @@ def _sets(stream: BinaryIO, shape: str, path: str) -> Iterator[tuple[Printing, I
         # One whole set at a time (a set is small): an ijson prefix cannot name "any key".
         for code, value in json_kvitems(stream, "data"):
             cards = _set_cards(code, value, path)
-            yield _set_printing(json_object(value, f"set {code}", path), code, path), cards
+            where = f"set {code}"
+            yield _set_printing(json_object(value, where, path), where, path), cards
     elif shape == ATOMIC_CARDS:
         # A card's faces; a value that is not a list is passed on to be reported as not a card.
         atomic_cards = json_kvitems(stream, "data")
