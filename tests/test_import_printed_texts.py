@@ -392,3 +392,19 @@ def _bolt_id(database_url: str) -> int:
         ).scalar_one()
     engine.dispose()
     return found
+
+
+def test_an_edit_of_a_printed_text_logs_its_card_for_the_next_build(database_url: str) -> None:
+    run_kb(database_url, "-q", "import", str(realdata(WATCHDOG)))
+    engine = _engine(database_url)
+    last = text("SELECT card_id FROM site_changes ORDER BY id DESC LIMIT 1")
+    with engine.connect() as connection:
+        assert connection.execute(last).scalar() is None  # the import: "any card"
+        card_id = connection.execute(select(schema.cards.c.id)).scalar_one()
+    edit = run_kb(
+        database_url, "edit", "printed-text", "Alpine Watchdog", "de", "x", "--editor", "a"
+    )
+    assert edit.exit_code == 0
+    with engine.connect() as connection:
+        assert connection.execute(last).scalar() == card_id
+    engine.dispose()
