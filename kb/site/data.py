@@ -19,6 +19,8 @@ from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, or_, se
 from sqlalchemy.engine import Connection
 
 from kb import schema as tables
+from kb.site import card_texts
+from kb.site.card_texts import FaceView, PrintedView
 from kb.site.paths import unique_slugs
 from kb.site.stencils import Items
 
@@ -91,8 +93,14 @@ class CardView(CardEntry):
 
     mana_cost: str | None = None
     type_line: str | None = None
+    oracle_text: str | None = None
+    """The English Oracle text, faces joined by records.FACE_TEXT_SEPARATOR."""
     faces: tuple[str, ...] = ()
     """English face names of a split, double-faced, flip, adventure or meld card, in order."""
+    oracle_faces: tuple[FaceView, ...] = ()
+    """The same faces with their Oracle cost, type line and text."""
+    printed: dict[str, tuple[PrintedView, ...]] = field(default_factory=dict)
+    """By locale (English has none: its text is the Oracle's), the printed faces in order."""
     rulings: Items = field(default_factory=Items)
     """RulingViews, in publication order."""
 
@@ -400,7 +408,8 @@ def localized_cards(
 def load_cards(
     connection: Connection, entries: Sequence[CardEntry], mechanics: dict[str, MechanicView]
 ) -> list[CardView]:
-    """These cards whole: names in every locale, faces, rulings in publication order.
+    """These cards whole: names in every locale, Oracle and printed texts, faces, rulings in
+    publication order.
 
     Read by id range, the cheapest query there is when the entries are all the store's cards in
     the range of their ids (a full build's shares are), or by id when they are few."""
@@ -416,14 +425,16 @@ def load_cards(
             return column.in_(sorted(cards))
         return column.between(min(cards), max(cards))
 
-    for card_id, mana_cost, type_line in connection.execute(
-        select(tables.cards.c.id, tables.cards.c.mana_cost, tables.cards.c.type_line).where(
-            of_these_cards(tables.cards.c.id)
-        )
+    card_columns = [
+        tables.cards.c[name] for name in ("id", "mana_cost", "type_line", "oracle_text")
+    ]
+    for card_id, mana_cost, type_line, oracle_text in connection.execute(
+        select(*card_columns).where(of_these_cards(tables.cards.c.id))
     ).all():
         if card_id in cards:
             cards[card_id].mana_cost = mana_cost
             cards[card_id].type_line = type_line
+            cards[card_id].oracle_text = oracle_text
     for card_id, locale, name in connection.execute(
         select(tables.card_names.c.card_id, tables.card_names.c.locale, tables.card_names.c.name)
         .where(of_these_cards(tables.card_names.c.card_id))
@@ -431,16 +442,13 @@ def load_cards(
     ).all():
         if card_id in cards:
             cards[card_id].names[locale] = name
-    faces: dict[int, list[str]] = {}
-    for card_id, name in connection.execute(
-        select(tables.card_faces.c.card_id, tables.card_faces.c.name)
-        .where(of_these_cards(tables.card_faces.c.card_id))
-        .order_by(tables.card_faces.c.card_id, tables.card_faces.c.position)
-    ).all():
-        faces.setdefault(card_id, []).append(name)
-    for card_id, names in faces.items():
+    for card_id, oracle_faces in card_texts.oracle_faces(connection, of_these_cards).items():
         if card_id in cards:
-            cards[card_id].faces = tuple(names)
+            cards[card_id].faces = tuple(face.name for face in oracle_faces)
+            cards[card_id].oracle_faces = oracle_faces
+    for (card_id, locale), texts in card_texts.printed(connection, of_these_cards).items():
+        if card_id in cards:
+            cards[card_id].printed[locale] = texts
 
     links = connection.execute(
         select(
