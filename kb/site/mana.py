@@ -1,4 +1,5 @@
-"""Mana costs as symbols, with their text alternative in the page's language."""
+"""Mana costs as symbols, with their text alternative in the page's language; a card's rules
+text with its symbols so and its reminder text set apart."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 from functools import cache
 
 from babel.lists import format_list
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from kb.locales import Locale
 from kb.records import FACE_SEPARATOR
@@ -97,6 +98,8 @@ def _mana_words(locale: Locale) -> tuple[dict[str, str], str]:
         "G": pgettext("mana", "green"),
         "C": pgettext("mana", "colorless"),
         "S": pgettext("mana", "snow"),
+        "T": pgettext("mana", "tap"),
+        "Q": pgettext("mana", "untap"),
     }
     return words, pgettext("mana", "Phyrexian %(mana)s")
 
@@ -105,3 +108,20 @@ def _mana_words(locale: Locale) -> tuple[dict[str, str], str]:
 def mana_cost(locale: Locale, cost: str) -> Markup:
     """mana_symbols, once per locale and cost: few costs stand on a site's many cards."""
     return mana_symbols(cost, locale)
+
+
+_SYMBOL_RUN = re.compile(r"(?:\{[^{}]+\})+")
+_REMINDER = re.compile(r"\([^()]*\)")
+
+
+def rules_text(text: str, locale: Locale) -> Markup:
+    """A card's rules text as its page shows it: a paragraph per line, reminder text (in
+    parentheses) in italics as cards print it, mana and tap symbols as symbols said in the
+    locale's words (mana_symbols). Escaped first: the text is data."""
+    paragraphs = []
+    for line in text.split("\n"):
+        escaped = str(escape(line))  # braces and parentheses are not escaped: matched after
+        escaped = _REMINDER.sub(lambda found: f"<i>{found[0]}</i>", escaped)
+        escaped = _SYMBOL_RUN.sub(lambda found: str(mana_symbols(found[0], locale)), escaped)
+        paragraphs.append(f"<p>{escaped}</p>")
+    return Markup("\n".join(paragraphs))

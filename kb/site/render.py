@@ -36,7 +36,7 @@ from kb.site.collation import collated, label, sectioned
 from kb.site.data import CardEntry, CardView, LocalizedCard, MechanicView, SiteIndex
 from kb.site.dates import medium_date
 from kb.site.i18n import translations
-from kb.site.mana import mana_symbols
+from kb.site.mana import mana_symbols, rules_text
 from kb.site.stencils import Items, Stencils, each, hole_filter, hole_ngettext
 
 ROOT_INDEX = "index.html"
@@ -148,6 +148,7 @@ def environment(code: str, languages: Languages) -> Environment:
         iso_date=hole_filter(cache(dt.date.isoformat)),
         medium_date=hole_filter(cache(medium_date(locale))),
         mana=hole_filter(cache(partial(mana_symbols, locale=locale)), markup=True),
+        rules_text=hole_filter(partial(rules_text, locale=locale), markup=True),
     )
     return env
 
