@@ -62,6 +62,11 @@ HUGO_LAYOUT = """<!DOCTYPE html>
 <h1>{{ .Title }}</h1>
 <p lang="en">{{ .Params.english }}</p>
 <p>{{ .Params.cost }}</p>
+{{ with .Params.printed }}<section><h2>Printed</h2>{{ range . }}<p>{{ .type }}</p>
+{{ range split .text "\\n" }}<p>{{ . }}</p>{{ end }}{{ end }}</section>{{ end }}
+<section lang="en"><h2>Oracle</h2><p>{{ .Params.type }}</p>
+{{ range split .Params.text "\\n" }}<p>{{ . }}</p>
+{{ end }}</section>
 <h2>{{ len .Params.rulings }} rulings</h2>
 <ol>
 {{ range .Params.rulings -}}
@@ -213,6 +218,13 @@ def hugo_site(db: Path, folder: Path) -> int:
                 "title": card.name_in(locale.code) or card.name,
                 "english": card.name,
                 "cost": card.mana_cost or "",
+                # The card's texts, as kb's card pages show them (issue 20).
+                "type": card.type_line or "",
+                "text": card.oracle_text or "",
+                "printed": [
+                    {"type": face.type_line or "", "text": face.text or ""}
+                    for face in card.printed.get(locale.code, ())
+                ],
                 "rulings": [
                     {"date": str(ruling.published_on or ""), "text": ruling.text}
                     for ruling in card.rulings
