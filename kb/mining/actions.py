@@ -1,0 +1,212 @@
+"""Keyword actions and terms that stand inside sentences ("When ... enters, scry 2."), mined by
+contrast: the words (in Japanese and Chinese, the character runs) found in the localized texts
+of most cards whose English says the keyword, and rarely in those of the cards without it.
+
+A keyword is taken for an action when fewer than ``ACTION_SHARE`` of its cards' English lines
+start with it; the cards that vote are those whose English text says it (an old printing of a
+card that MTGJSON now lists with "Mill" says "put the top two cards ... into ... graveyard").
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Final
+
+from kb.mining.samples import Sample
+from kb.mining.text import CJK_LOCALES, display_form, list_parts, without_reminder
+from kb.mining.votes import MinedName
+
+ACTION_SHARE: Final = 0.6
+"""Below this share of cards with a line that starts with the keyword, it is an action."""
+CANDIDATES: Final = 5
+"""How many of the n-grams most frequent among the keyword's cards are checked against the
+cards without it (each check scans the locale's texts once)."""
+MIN_SHARE: Final = 0.3
+"""An n-gram must be in at least this share of the keyword's cards (a name inflected several
+ways, German "millt", "millst", stands in fewer than half of them in each form)."""
+BACKGROUND_TEXTS: Final = 1500
+
+
+def _is_hiragana(character: str) -> bool:
+    return "\u3041" <= character <= "\u309f"
+
+
+_SEGMENT: Final = re.compile(r"[^\w]+|[\d０-９_]+")
+_CJK_SEGMENT: Final = re.compile(r"[^\w]+|[\d０-９_a-zA-ZＸ]+")
+
+
+@dataclass(slots=True)
+class _Locale:
+    texts: list[str] = field(default_factory=list)
+    """Every sample's localized text, case-folded, for counting an n-gram among all cards."""
+    mentions: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
+    """keyword -> card -> the card's localized text as printed, for the cards whose English
+    says it."""
+    cards: dict[str, int] = field(default_factory=Counter)
+    """keyword -> how many of this locale's samples list it."""
+
+
+class Contrast:
+    """Collects texts per locale, then names the keywords that stand inside sentences."""
+
+    def __init__(self) -> None:
+        self._locales: dict[str, _Locale] = defaultdict(_Locale)
+        self._starts: Counter[str] = Counter()
+        self._listed: Counter[str] = Counter()
+        self._counted: set[tuple[str, str]] = set()
+
+    def add(self, sample: Sample) -> None:
+        if not sample.localized:
+            return
+        # Reminder text is left out: it explains the keyword in the same words on every card,
+        # so every one of its n-grams would stand out as much as the name.
+        printed = "\n".join(without_reminder(line) for line in sample.localized)
+        text = printed.casefold()
+        into = self._locales[sample.locale]
+        into.texts.append(text)
+        english = "\n".join(sample.english).casefold()
+        starting = _starting_keywords(sample)
+        for keyword in sample.keywords:
+            if (sample.card, keyword) not in self._counted:
+                # Whether the English lines start with it: counted once per card, any locale.
+                self._counted.add((sample.card, keyword))
+                self._listed[keyword] += 1
+                self._starts[keyword] += keyword in starting
+            if keyword.casefold() in english:
+                into.mentions[keyword].setdefault(sample.card, printed)
+
+    def actions(self) -> set[str]:
+        return {
+            keyword
+            for keyword, listed in self._listed.items()
+            if self._starts[keyword] < ACTION_SHARE * listed
+        }
+
+    def results(self, minimum: int = 1) -> list[MinedName]:
+        mined = []
+        actions = self.actions()
+        for locale in sorted(self._locales):
+            into = self._locales[locale]
+            everything = "\x00".join(into.texts)
+            background = Background(into.texts, locale)
+            for keyword in sorted(actions & set(into.mentions)):
+                texts = list(into.mentions[keyword].values())
+                if len(texts) >= minimum:
+                    name = _contrast(
+                        keyword,
+                        locale,
+                        into.mentions[keyword],
+                        everything,
+                        len(into.texts),
+                        background,
+                    )
+                    if name is not None:
+                        mined.append(name)
+        return mined
+
+
+def _starting_keywords(sample: Sample) -> set[str]:
+    """The keywords that start a line of the English text, or stand in a line that lists
+    keywords ("Flying, haste"), not in a sentence ("..., detain target creature")."""
+    folded = [(keyword, keyword.casefold()) for keyword in sample.keywords]
+    found: set[str] = set()
+    for line in sample.english:
+        parts = [part.casefold() for part in list_parts(line)]
+        listed = [{keyword for keyword, word in folded if part.startswith(word)} for part in parts]
+        if all(listed):
+            found.update(*listed)
+        else:
+            found.update(keyword for keyword, word in folded if parts and parts[0].startswith(word))
+    return found
+
+
+def _grams(text: str, locale: str) -> set[str]:
+    """A text's words and pairs of words; in Japanese and Chinese, its runs of 2-6 characters
+    between digits and punctuation (占術 in 占術2を行う)."""
+    if locale in CJK_LOCALES:
+        found: set[str] = set()
+        for segment in _CJK_SEGMENT.split(text):
+            for start in range(len(segment)):
+                for end in range(start + 2, min(start + 6, len(segment)) + 1):
+                    gram = segment[start:end]
+                    # A Japanese name is written in kanji or katakana: a run with hiragana
+                    # holds a particle or an inflection (闘を, 身させ).
+                    if locale != "ja" or not any(map(_is_hiragana, gram)):
+                        found.add(gram)
+        return found
+    words = [word for word in _SEGMENT.split(text) if word]
+    return set(words) | {f"{first} {second}" for first, second in itertools.pairwise(words)}
+
+
+def _contrast(
+    keyword: str,
+    locale: str,
+    by_card: dict[str, str],
+    everything: str,
+    total: int,
+    background: Background,
+) -> MinedName | None:
+    """The n-gram with the best share among the keyword's cards times the share of the cards
+    holding it that have the keyword (its precision): "Hellsicht", not "deiner"."""
+    frequency: Counter[str] = Counter()
+    folded = {card: text.casefold() for card, text in by_card.items()}
+    for text in folded.values():
+        frequency.update(_grams(text, locale))
+    cards = len(by_card)
+
+    def estimate(item: tuple[str, int]) -> tuple[float, int, str]:
+        gram, count = item
+        return (count / cards * background.precision(gram, count, total), -len(gram), gram)
+
+    frequent = sorted(
+        (item for item in frequency.items() if item[1] >= MIN_SHARE * cards),
+        key=estimate,
+        reverse=True,
+    )[:CANDIDATES]
+    if not frequent:
+        return None
+
+    # Japanese runs hold no hiragana, so the longer run is the whole name (怪物化, not 物化);
+    # elsewhere the shorter is (a word, not the word and its neighbour).
+    longer = 1 if locale == "ja" else -1
+
+    def score(item: tuple[str, int]) -> tuple[int, int, str]:
+        """In steps of 2 %; then by length."""
+        gram, count = item
+        holding = max(min(everything.count(gram), total), count)
+        return (round(count / cards * count / holding * 50), longer * len(gram), gram)
+
+    ranked = sorted(frequent, key=score, reverse=True)
+    (best, count), runner_up = ranked[0], ranked[1] if len(ranked) > 1 else None
+    pattern = re.compile(re.escape(best), re.IGNORECASE)
+    forms = [found.group() for text in by_card.values() for found in pattern.finditer(text)]
+    return MinedName(
+        mechanic=keyword,
+        locale=locale,
+        name=display_form(forms) if forms else best,
+        cards=count,
+        voters=cards,
+        method="contrast",
+        runner_up=runner_up[0] if runner_up else None,
+        runner_up_cards=runner_up[1] if runner_up else 0,
+        examples=tuple(sorted(card for card, text in folded.items() if best in text)[:3]),
+    )
+
+
+class Background:
+    """How often n-grams stand in a locale's texts, estimated from a spread of them (every
+    n-th text, at most ``BACKGROUND_TEXTS``): a cheap first cut before exact counts."""
+
+    def __init__(self, texts: list[str], locale: str) -> None:
+        step = max(1, len(texts) // BACKGROUND_TEXTS)
+        self._sampled = len(texts[::step])
+        self._counts: Counter[str] = Counter()
+        for text in texts[::step]:
+            self._counts.update(_grams(text, locale))
+
+    def precision(self, gram: str, count: int, total: int) -> float:
+        estimated = self._counts[gram] * total / max(self._sampled, 1)
+        return count / max(estimated, count)

@@ -1,0 +1,109 @@
+"""What the miner reads: one sample per card, locale and face, and where samples come from.
+
+A sample is one face of one printing in one locale: the localized printed text beside the English
+text of the same printing, line for line, and the two type lines. The miner knows nothing else;
+``from_mtgjson_sets`` reads samples from MTGJSON set files (the tests' and the evaluation's
+source), keeping per card, locale and face the most recent printing, as the store does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from kb.importers.streams import iter_inputs, open_input
+from kb.locales import canonical_locale
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    card: str
+    """The Oracle card (its English name): one card, one vote."""
+    keywords: tuple[str, ...]
+    """The face's keywords as MTGJSON lists them ("Flying", "Cycling", "Scry")."""
+    locale: str
+    english: tuple[str, ...]
+    """The printing's English lines (``originalText``; the Oracle text's when only those
+    match the localized lines in number)."""
+    localized: tuple[str, ...]
+    english_type: str | None = None
+    localized_type: str | None = None
+    released: str = ""
+    """The printing's release date (ISO), for telling an old translation from the current one."""
+
+
+def lines(text: str | None) -> tuple[str, ...]:
+    return tuple(line.strip() for line in (text or "").split("\n") if line.strip())
+
+
+def english_lines(
+    original: str | None, oracle: str | None, localized: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The printing's English lines; the Oracle text's where only they match the localized
+    lines in number (MTGJSON lacks ``originalText`` on some printings, and a few old printings'
+    originals are laid out otherwise than their translations)."""
+    printed = lines(original)
+    if len(printed) != len(localized):
+        current = lines(oracle)
+        if len(current) == len(localized) or not printed:
+            return current
+    return printed
+
+
+def from_mtgjson_sets(path: str | Path) -> Iterator[Sample]:
+    """Samples from a folder (or file) of MTGJSON set files, the most recent printing per card,
+    locale and face; ties (one release date) go to the lower set code, then collector number."""
+    newest: dict[tuple[str, str, str], tuple[tuple[str, str, str], Sample]] = {}
+    for source in iter_inputs(path):
+        with open_input(source) as stream:
+            document = orjson.loads(stream.read())
+        card_set = document.get("data", document)
+        released = str(card_set.get("releaseDate") or "")
+        code = str(card_set.get("code") or "")
+        for face in card_set.get("cards") or ():
+            for key, sample in _face_samples(face, released):
+                order = (released, _reverse(code), _reverse(str(face.get("number") or "")))
+                kept = newest.get(key)
+                if kept is None or order > kept[0]:
+                    newest[key] = (order, sample)
+    for key in sorted(newest):
+        yield newest[key][1]
+
+
+def _reverse(text: str) -> str:
+    """A key that sorts ``text`` backwards, so that the greatest order is the lowest code."""
+    return "".join(chr(0x10FFFF - ord(character)) for character in text)
+
+
+def _face_samples(
+    face: dict[str, object], released: str
+) -> Iterable[tuple[tuple[str, str, str], Sample]]:
+    identifiers = face.get("identifiers")
+    oracle_id = identifiers.get("scryfallOracleId") if isinstance(identifiers, dict) else None
+    card = str(face.get("faceName") or face.get("name") or "")
+    full_name = str(face.get("name") or "")
+    keywords = tuple(str(keyword) for keyword in face.get("keywords") or ())  # type: ignore[attr-defined]
+    english_type = face.get("originalType") or face.get("type")
+    for entry in face.get("foreignData") or ():  # type: ignore[attr-defined]
+        locale = canonical_locale(str(entry.get("language") or ""))
+        localized = lines(entry.get("text"))
+        if locale is None or locale == "en" or not (localized or entry.get("type")):
+            continue
+        english = english_lines(face.get("originalText"), face.get("text"), localized)  # type: ignore[arg-type]
+        key = (str(oracle_id or full_name), locale, card)
+        yield (
+            key,
+            Sample(
+                card=full_name,
+                keywords=keywords,
+                locale=locale,
+                english=english,
+                localized=localized,
+                english_type=str(english_type) if english_type else None,
+                localized_type=str(entry["type"]) if entry.get("type") else None,
+                released=released,
+            ),
+        )

@@ -1,0 +1,99 @@
+"""Card types and subtypes, mined from type lines aligned with the English ones.
+
+"Creature — Human Wizard" and "Kreatur — Mensch, Zauberer": the parts before and after the dash
+align. A card with one English type votes for its whole localized left part ("Kreatur"); a card
+with one subtype for its whole right part, one with several for each word where the counts
+match (German and Russian list subtypes with spaces or commas, Japanese with "・", Chinese with
+"／", French joins the last two with "et"). A supertype ("Legendary") is what remains of the left
+part once the type's mined name is taken off either end (Japanese "伝説の" before "クリーチャー").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from kb.mining.samples import Sample
+from kb.mining.votes import Ballots, MinedName
+
+TYPES: Final = frozenset(
+    {
+        "Artifact",
+        "Battle",
+        "Conspiracy",
+        "Creature",
+        "Dungeon",
+        "Enchantment",
+        "Instant",
+        "Land",
+        "Phenomenon",
+        "Plane",
+        "Planeswalker",
+        "Scheme",
+        "Sorcery",
+        "Tribal",
+        "Vanguard",
+    }
+)
+SUPERTYPES: Final = frozenset({"Basic", "Legendary", "Ongoing", "Snow", "World", "Host"})
+_DASH: Final = re.compile(r"\s*[—–―－~～:：]\s*|\s+-\s+")
+_SUBTYPE_SEPARATOR: Final = re.compile(r"\s*[,，、・／/]\s*|\s+(?:et|e|y|и)\s+|\s+")
+
+
+def _halves(type_line: str) -> tuple[str, str]:
+    parts = _DASH.split(type_line.strip(), maxsplit=1)
+    return parts[0].strip(), (parts[1].strip() if len(parts) > 1 else "")
+
+
+class TypeLines:
+    """Collects aligned type lines, then tallies a name per type and locale."""
+
+    def __init__(self) -> None:
+        self.types = Ballots()
+        self._supertyped: list[tuple[Sample, str, str]] = []
+
+    def add(self, sample: Sample) -> None:
+        if not sample.english_type or not sample.localized_type:
+            return
+        if "//" in sample.english_type or "//" in sample.localized_type:
+            return
+        english_left, english_right = _halves(sample.english_type)
+        localized_left, localized_right = _halves(sample.localized_type)
+        if bool(english_right) != bool(localized_right):
+            return
+        words = english_left.split()
+        cast = self.types.cast
+        if len(words) == 1 and words[0] in TYPES:
+            cast(words[0], sample.locale, sample.card, localized_left, sample.released)
+        elif len(words) == 2 and words[0] in SUPERTYPES and words[1] in TYPES:
+            self._supertyped.append((sample, words[0], words[1]))
+        if english_right:
+            subtypes = english_right.split()
+            localized = [part for part in _SUBTYPE_SEPARATOR.split(localized_right) if part]
+            if len(subtypes) == 1:
+                cast(subtypes[0], sample.locale, sample.card, localized_right, sample.released)
+            elif len(localized) == len(subtypes):
+                for subtype, name in zip(subtypes, localized, strict=True):
+                    cast(subtype, sample.locale, sample.card, name, sample.released)
+
+    def results(self, minimum: int = 1) -> list[MinedName]:
+        types = {(name.mechanic, name.locale): name for name in self.types.results("type")}
+        supertypes = Ballots()
+        for sample, supertype, card_type in self._supertyped:
+            known = types.get((card_type, sample.locale))
+            left = _halves(sample.localized_type or "")[0]
+            if known is None:
+                continue
+            folded, name = left.casefold(), known.name.casefold()
+            if folded.endswith(name):
+                rest = left[: len(left) - len(name)]
+            elif folded.startswith(name):
+                rest = left[len(name) :]
+            else:
+                continue
+            supertypes.cast(supertype, sample.locale, sample.card, rest.strip(), sample.released)
+        mined = [*types.values(), *supertypes.results("type")]
+        return sorted(
+            (name for name in mined if name.voters >= minimum),
+            key=lambda name: (name.mechanic, name.locale),
+        )
