@@ -21,13 +21,14 @@ from kb.mining.votes import MinedName
 
 ACTION_SHARE: Final = 0.6
 """Below this share of cards with a line that starts with the keyword, it is an action."""
-CANDIDATES: Final = 5
+CANDIDATES: Final = 6
 """How many of the n-grams most frequent among the keyword's cards are checked against the
 cards without it (each check scans the locale's texts once)."""
 MIN_SHARE: Final = 0.3
 """An n-gram must be in at least this share of the keyword's cards (a name inflected several
 ways, German "millt", "millst", stands in fewer than half of them in each form)."""
 BACKGROUND_TEXTS: Final = 1500
+_KOREAN_VERB: Final = re.compile(r"(?<=\w\w)(?:시킨다|한다)$")
 
 
 def _is_hiragana(character: str) -> bool:
@@ -68,14 +69,18 @@ class Contrast:
         into = self._locales[sample.locale]
         into.texts.append(text)
         english = "\n".join(sample.english).casefold()
-        starting = _starting_keywords(sample)
+        starting: set[str] | None = None
         for keyword in sample.keywords:
             if (sample.card, keyword) not in self._counted:
                 # Whether the English lines start with it: counted once per card, any locale.
+                if starting is None:
+                    starting = _starting_keywords(sample)
                 self._counted.add((sample.card, keyword))
                 self._listed[keyword] += 1
                 self._starts[keyword] += keyword in starting
-            if keyword.casefold() in english:
+            folded = keyword.casefold()
+            # As a word's start: "landwalk" is not in "islandwalk", "mill" is in "mills".
+            if folded in english and re.search(r"\b" + re.escape(folded), english):
                 into.mentions[keyword].setdefault(sample.card, printed)
 
     def actions(self) -> set[str]:
@@ -170,19 +175,39 @@ def _contrast(
         return None
 
     # Japanese runs hold no hiragana, so the longer run is the whole name (怪物化, not 物化);
-    # elsewhere the shorter is (a word, not the word and its neighbour).
-    longer = 1 if locale == "ja" else -1
+    # in Chinese the shorter; elsewhere one word rather than two (erkundet, not kommt
+    # erkundet), by count.
+    def length(gram: str) -> int:
+        if locale == "ja":
+            return len(gram)
+        if locale in CJK_LOCALES:
+            return -len(gram)
+        return -gram.count(" ")
 
-    def score(item: tuple[str, int]) -> tuple[int, int, str]:
-        """In steps of 2 %; then by length."""
+    def score(item: tuple[str, int]) -> tuple[int, int, int, str]:
+        """In steps of 10 %; then by length; then by count."""
         gram, count = item
-        holding = max(min(everything.count(gram), total), count)
-        return (round(count / cards * count / holding * 50), longer * len(gram), gram)
+        # Occurrences, not cards, elsewhere (str.count is fast); the keyword's own cards'
+        # occurrences are taken off, so a name said twice on a card costs nothing.
+        own = sum(text.count(gram) for text in folded.values())
+        elsewhere = max(everything.count(gram) - own, 0)
+        return (round(count / cards * count / (count + elsewhere) * 10), length(gram), count, gram)
 
     ranked = sorted(frequent, key=score, reverse=True)
+    if " " in ranked[0][0]:
+        # Two words win where one of them alone is on as many cards: the name, not its
+        # neighbour ("erkundet", not "kommt erkundet").
+        words = ranked[0][0].split()
+        alone = [item for item in ranked if item[0] in words and item[1] >= ranked[0][1]]
+        if alone:
+            ranked.remove(alone[0])
+            ranked.insert(0, alone[0])
     (best, count), runner_up = ranked[0], ranked[1] if len(ranked) > 1 else None
     pattern = re.compile(re.escape(best), re.IGNORECASE)
     forms = [found.group() for text in by_card.values() for found in pattern.finditer(text)]
+    if locale == "ko":
+        # A Korean action is a verb: 억류한다 is 억류 (detain) and its ending.
+        forms = [_KOREAN_VERB.sub("", form) or form for form in forms]
     return MinedName(
         mechanic=keyword,
         locale=locale,

@@ -41,6 +41,92 @@ MAX_OBJECT_WORDS: Final = 6
 
 
 _PREPOSITIONS: Final = frozenset({"from", "for", "onto", "with", "to", "of", "a", "an"})
+FUNCTION_WORDS: Final = {
+    "de": frozenset({"vor", "für", "von", "zu", "auf", "ein", "eine", "einen", "einer"}),
+    "fr": frozenset(
+        {
+            "de",
+            "d'un",
+            "d'une",
+            "du",
+            "des",
+            "un",
+            "une",
+            "le",
+            "la",
+            "les",
+            "l'",
+            "contre",
+            "pour",
+            "sur",
+            "à",
+            "au",
+            "aux",
+        }
+    ),
+    "it": frozenset(
+        {
+            "da",
+            "di",
+            "per",
+            "un",
+            "una",
+            "uno",
+            "il",
+            "la",
+            "le",
+            "i",
+            "gli",
+            "dal",
+            "dalla",
+            "dai",
+            "dalle",
+            "su",
+            "a",
+        }
+    ),
+    "es": frozenset(
+        {
+            "de",
+            "del",
+            "contra",
+            "por",
+            "para",
+            "un",
+            "una",
+            "el",
+            "la",
+            "los",
+            "las",
+            "a",
+            "al",
+            "sobre",
+        }
+    ),
+    "pt-BR": frozenset(
+        {
+            "de",
+            "do",
+            "da",
+            "dos",
+            "das",
+            "contra",
+            "por",
+            "para",
+            "um",
+            "uma",
+            "o",
+            "a",
+            "os",
+            "as",
+            "em",
+            "sobre",
+        }
+    ),
+    "ru": frozenset({"от", "с", "к", "на", "для"}),
+    "ko": frozenset(),
+}
+"""Words that end a keyword's localized run when they begin its object: "Schutz vor" Rot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +226,7 @@ def _starting_keyword(line: str, keywords: Iterable[str]) -> str | None:
 
 def _shared_name(keyword: str, locale: str, objects: list[_Object]) -> MinedName | None:
     """The longest run of words at the start (or end) of the lines that stands before (after)
-    at least ``OBJECT_SUPPORT`` of the English objects; the run most cards share wins."""
+    more than ``OBJECT_SUPPORT`` of the English objects; the run most cards share wins."""
     all_objects = {entry.english_object for entry in objects}
     candidates: dict[tuple[str, tuple[str, ...]], set[str]] = defaultdict(set)
     for entry in objects:
@@ -153,7 +239,7 @@ def _shared_name(keyword: str, locale: str, objects: list[_Object]) -> MinedName
     supported = [
         candidate
         for candidate, english in candidates.items()
-        if len(english) >= max(2, OBJECT_SUPPORT * len(all_objects))
+        if len(english) >= 2 and len(english) > OBJECT_SUPPORT * len(all_objects)
     ]
     if not supported:
         return None
@@ -183,13 +269,22 @@ def _shared_name(keyword: str, locale: str, objects: list[_Object]) -> MinedName
     )
     voters = cards_of(best)
     side, words = best
-    if side == "prefix" and len(words) > 1 and locale not in CJK_LOCALES:
-        # "Protection from red": the English object's constant first word ("from", "for")
-        # is in the localized run ("Schutz vor"), not in the keyword's name ("Schutz").
-        first_words = [entry.english_object.split()[0] for entry in objects]
-        most = max(set(first_words), key=first_words.count)
-        if first_words.count(most) >= 0.8 * len(first_words) and most in _PREPOSITIONS:
-            words = words[:-1]
+    first_words = [entry.english_object.split()[0] for entry in objects]
+    if side == "prefix" and locale not in CJK_LOCALES:
+        # "Protection from red": the object's first word ("from", "for", "a") is in the
+        # localized run ("Schutz vor", "Appui d'un"), not in the keyword's name ("Schutz").
+        if sum(word in _PREPOSITIONS for word in first_words) >= 0.8 * len(first_words):
+            function_words = FUNCTION_WORDS.get(locale, frozenset())
+            while len(words) > 1 and words[-1] in function_words:
+                words = words[:-1]
+            voters = cards_of((side, words))
+    elif side == "suffix" and locale == "ja":
+        # "白からの呪禁", "Xとの共闘": the particles after the object are not the name.
+        kept = words
+        while len(kept) > 1 and "\u3041" <= kept[0] <= "\u309f":
+            kept = kept[1:]
+        if kept != words:
+            words = kept
             voters = cards_of((side, words))
     forms = [
         joined(

@@ -33,6 +33,8 @@ class Sample:
     localized_type: str | None = None
     released: str = ""
     """The printing's release date (ISO), for telling an old translation from the current one."""
+    printing: str = ""
+    """Which printing: set code and collector number ("M21 2")."""
 
 
 def lines(text: str | None) -> tuple[str, ...]:
@@ -64,7 +66,8 @@ def from_mtgjson_sets(path: str | Path) -> Iterator[Sample]:
         released = str(card_set.get("releaseDate") or "")
         code = str(card_set.get("code") or "")
         for face in card_set.get("cards") or ():
-            for key, sample in _face_samples(face, released):
+            printing = f"{code} {face.get('number') or ''}".strip()
+            for key, sample in _face_samples(face, released, printing):
                 order = (released, _reverse(code), _reverse(str(face.get("number") or "")))
                 kept = newest.get(key)
                 if kept is None or order > kept[0]:
@@ -79,7 +82,7 @@ def _reverse(text: str) -> str:
 
 
 def _face_samples(
-    face: dict[str, object], released: str
+    face: dict[str, object], released: str, printing: str
 ) -> Iterable[tuple[tuple[str, str, str], Sample]]:
     identifiers = face.get("identifiers")
     oracle_id = identifiers.get("scryfallOracleId") if isinstance(identifiers, dict) else None
@@ -105,5 +108,6 @@ def _face_samples(
                 english_type=str(english_type) if english_type else None,
                 localized_type=str(entry["type"]) if entry.get("type") else None,
                 released=released,
+                printing=printing,
             ),
         )
