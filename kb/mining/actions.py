@@ -35,7 +35,7 @@ def _is_hiragana(character: str) -> bool:
     return "\u3041" <= character <= "\u309f"
 
 
-_SEGMENT: Final = re.compile(r"[^\w]+|[\d０-９_]+")
+_WORD: Final = re.compile(r"[^\W\d_]+")
 _CJK_SEGMENT: Final = re.compile(r"[^\w]+|[\d０-９_a-zA-ZＸ]+")
 
 
@@ -142,8 +142,13 @@ def _grams(text: str, locale: str) -> set[str]:
                     if locale != "ja" or not any(map(_is_hiragana, gram)):
                         found.add(gram)
         return found
-    words = [word for word in _SEGMENT.split(text) if word]
-    return set(words) | {f"{first} {second}" for first, second in itertools.pairwise(words)}
+    words = list(_WORD.finditer(text))
+    # Two words only where one space parts them as printed ("all'inizio" is not "all inizio").
+    return {word.group() for word in words} | {
+        f"{first.group()} {second.group()}"
+        for first, second in itertools.pairwise(words)
+        if text[first.end() : second.start()] == " "
+    }
 
 
 def _contrast(
