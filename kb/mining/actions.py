@@ -27,7 +27,8 @@ cards without it (each check scans the locale's texts once)."""
 MIN_SHARE: Final = 0.3
 """An n-gram must be in at least this share of the keyword's cards (a name inflected several
 ways, German "millt", "millst", stands in fewer than half of them in each form)."""
-BACKGROUND_TEXTS: Final = 1500
+FIRST_CUT_TEXTS: Final = 500
+COUNTED_TEXTS: Final = 6000
 _KOREAN_VERB: Final = re.compile(r"(?<=\w\w)(?:시킨다|한다)$")
 
 
@@ -95,7 +96,6 @@ class Contrast:
         actions = self.actions()
         for locale in sorted(self._locales):
             into = self._locales[locale]
-            everything = "\x00".join(into.texts)
             background = Background(into.texts, locale)
             for keyword in sorted(actions & set(into.mentions)):
                 texts = list(into.mentions[keyword].values())
@@ -104,7 +104,6 @@ class Contrast:
                         keyword,
                         locale,
                         into.mentions[keyword],
-                        everything,
                         len(into.texts),
                         background,
                     )
@@ -155,7 +154,6 @@ def _contrast(
     keyword: str,
     locale: str,
     by_card: dict[str, str],
-    everything: str,
     total: int,
     background: Background,
 ) -> MinedName | None:
@@ -195,7 +193,7 @@ def _contrast(
         # Occurrences, not cards, elsewhere (str.count is fast); the keyword's own cards'
         # occurrences are taken off, so a name said twice on a card costs nothing.
         own = sum(text.count(gram) for text in folded.values())
-        elsewhere = max(everything.count(gram) - own, 0)
+        elsewhere = max(background.occurrences(gram) - own, 0)
         return (round(count / cards * count / (count + elsewhere) * 10), length(gram), count, gram)
 
     ranked = sorted(frequent, key=score, reverse=True)
@@ -228,15 +226,23 @@ def _contrast(
 
 class Background:
     """How often n-grams stand in a locale's texts, estimated from a spread of them (every
-    n-th text, at most ``BACKGROUND_TEXTS``): a cheap first cut before exact counts."""
+    n-th text): a first cut over ``FIRST_CUT_TEXTS`` of them by their n-grams, then counts of
+    the few candidates left in ``COUNTED_TEXTS`` of them, scaled to the whole."""
 
     def __init__(self, texts: list[str], locale: str) -> None:
-        step = max(1, len(texts) // BACKGROUND_TEXTS)
+        self._total = len(texts)
+        step = max(1, len(texts) // FIRST_CUT_TEXTS)
         self._sampled = len(texts[::step])
         self._counts: Counter[str] = Counter()
         for text in texts[::step]:
             self._counts.update(_grams(text, locale))
+        self._step = max(1, len(texts) // COUNTED_TEXTS)
+        self._counted = "\x00".join(texts[:: self._step])
 
     def precision(self, gram: str, count: int, total: int) -> float:
         estimated = self._counts[gram] * total / max(self._sampled, 1)
         return count / max(estimated, count)
+
+    def occurrences(self, gram: str) -> int:
+        """About how often the n-gram occurs in all the locale's texts."""
+        return self._counted.count(gram) * self._step
