@@ -69,6 +69,8 @@ class Contrast:
         text = printed.casefold()
         into = self._locales[sample.locale]
         into.texts.append(text)
+        if not sample.keywords:
+            return
         english = "\n".join(sample.english).casefold()
         starting: set[str] | None = None
         for keyword in sample.keywords:

@@ -142,12 +142,13 @@ class KeywordLines:
 
     def __init__(self) -> None:
         self.plain = Ballots()
+        self._english: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, str], ...]] = {}
         self._objects: dict[tuple[str, str], dict[str, _Object]] = defaultdict(dict)
 
     def add(self, sample: Sample) -> None:
         if not sample.keywords or not sample.english or not sample.localized:
             return
-        keywords = sorted(sample.keywords, key=lambda keyword: (-len(keyword), keyword))
+        keywords = tuple(sorted(sample.keywords, key=lambda keyword: (-len(keyword), keyword)))
         localized_lines = sample.localized
         if len(localized_lines) != len(sample.english):
             localized_lines = tuple(
@@ -157,38 +158,34 @@ class KeywordLines:
         # the first lines are known to match.
         count = len(sample.english) if len(localized_lines) == len(sample.english) else 1
         for english, localized in zip(sample.english[:count], localized_lines[:count], strict=True):
-            self._add_line(sample, keywords, without_reminder(english), without_reminder(localized))
+            key = (english, keywords)
+            # A card's English lines come once per locale: read them once.
+            if key not in self._english:
+                self._english[key] = _english_parts(english, keywords)
+            parts = self._english[key]
+            if parts:
+                self._add_line(sample, parts, without_reminder(localized))
 
-    def _add_line(self, sample: Sample, keywords: list[str], english: str, localized: str) -> None:
-        parts = list_parts(english)
-        matched = [_starting_keyword(part, keywords) for part in parts]
-        if len(parts) > 1 and all(matched):
+    def _add_line(self, sample: Sample, parts: tuple[tuple[str, str], ...], localized: str) -> None:
+        if len(parts) > 1:
             localized_parts = list_parts(localized)
             if len(localized_parts) != len(parts):
                 return
-            pairs = list(zip(matched, parts, localized_parts, strict=True))
         else:
-            keyword = _starting_keyword(english, keywords)
-            if keyword is None:
-                return
-            pairs = [(keyword, english, localized)]
-        for keyword, english_part, localized_part in pairs:
-            assert keyword is not None
-            english_object = name_part(english_part[len(keyword) :])
+            localized_parts = [localized]
+        for (keyword, english_object), localized_part in zip(parts, localized_parts, strict=True):
             name = name_part(localized_part)
             if not english_object:
                 self.plain.cast(keyword, sample.locale, sample.card, name, sample.released)
             elif name and _is_object(english_object):
                 votes = self._objects[(keyword, sample.locale)]
-                votes.setdefault(
-                    sample.card,
-                    _Object(
+                if sample.card not in votes:
+                    votes[sample.card] = _Object(
                         sample.card,
                         tokens(name, sample.locale),
                         english_object.casefold(),
                         sample.released,
-                    ),
-                )
+                    )
 
     def results(self, minimum: int = 1) -> list[MinedName]:
         """A name per keyword and locale: the plain lines' vote where most of the keyword's
@@ -205,6 +202,24 @@ class KeywordLines:
             (name for name in mined.values() if name.voters >= minimum),
             key=lambda name: (name.mechanic, name.locale),
         )
+
+
+def _english_parts(line: str, keywords: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The keywords an English line names, each with its object ("" for none): one for a line
+    that starts with a keyword, one a part for a list of them; none for any other line."""
+    if not line.casefold().startswith(tuple(keyword.casefold() for keyword in keywords)):
+        return ()
+    english = without_reminder(line)
+    parts = list_parts(english)
+    matched = [_starting_keyword(part, keywords) for part in parts]
+    if len(parts) > 1 and all(matched):
+        pairs = list(zip(matched, parts, strict=True))
+    else:
+        keyword = _starting_keyword(english, keywords)
+        if keyword is None:
+            return ()
+        pairs = [(keyword, english)]
+    return tuple((keyword, name_part(part[len(keyword) :])) for keyword, part in pairs if keyword)
 
 
 def _is_object(english: str) -> bool:

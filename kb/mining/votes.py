@@ -51,11 +51,9 @@ class Ballots:
         self._votes: dict[tuple[str, str], dict[str, Ballot]] = defaultdict(dict)
 
     def cast(self, mechanic: str, locale: str, card: str, form: str, released: str) -> None:
-        form = form.strip()
-        if form:
-            self._votes[(mechanic, locale)].setdefault(
-                card, Ballot(form.casefold(), form, released)
-            )
+        votes = self._votes[(mechanic, locale)]
+        if card not in votes and (form := form.strip()):
+            votes[card] = Ballot(form.casefold(), form, released)
 
     def __len__(self) -> int:
         return len(self._votes)
