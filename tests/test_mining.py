@@ -7,7 +7,13 @@ import json
 from pathlib import Path
 
 from kb.mining.mine import mine
-from kb.mining.samples import Sample, english_lines, from_mtgjson_sets
+from kb.mining.samples import (
+    PrintedRow,
+    Sample,
+    english_lines,
+    from_mtgjson_sets,
+    from_printed_rows,
+)
 from kb.mining.text import name_part, without_reminder
 from kb.mining.votes import Ballots
 
@@ -310,3 +316,37 @@ def test_set_files_give_the_newest_printing_per_card_locale_and_face(tmp_path: P
         "2021-01-01",
     )
     assert (only.english_type, only.localized_type) == ("Creature — Bear", "Kreatur — Bär")
+
+
+def test_the_stores_printed_rows_are_samples() -> None:
+    def row(locale: str, text: str | None, english: str | None) -> PrintedRow:
+        return PrintedRow(
+            card="Alpine Watchdog",
+            keywords=("Vigilance",),
+            locale=locale,
+            text=text,
+            type_line="Kreatur — Hund",
+            english_text=english,
+            english_type_line=None,
+            oracle_text="Vigilance",
+            oracle_type_line="Creature — Dog",
+            released_on="2020-07-03",
+            printing="M21 2",
+        )
+
+    rows = [
+        row("de", "Wachsamkeit (Diese Kreatur wird beim Angreifen nicht getappt.)", None),
+        row("en", "Vigilance", "Vigilance"),
+        row("fr", None, None),
+    ]
+    german, french = from_printed_rows(rows)
+    assert (german.english, german.localized[0][:11], german.english_type) == (
+        ("Vigilance",),
+        "Wachsamkeit",
+        "Creature — Dog",
+    )
+    assert (french.localized, french.localized_type, french.printing) == (
+        (),
+        "Kreatur — Hund",
+        "M21 2",
+    )

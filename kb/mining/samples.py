@@ -55,6 +55,45 @@ def english_lines(
     return printed
 
 
+@dataclass(frozen=True, slots=True)
+class PrintedRow:
+    """One row of the store's printed texts (issue 20 section 1) with what the miner needs
+    beside it: the card's keywords (its keyword tags' English names) and the face's Oracle
+    text and type line, for when the printing's English is missing or laid out otherwise."""
+
+    card: str
+    keywords: tuple[str, ...]
+    locale: str
+    text: str | None
+    type_line: str | None
+    english_text: str | None
+    english_type_line: str | None
+    oracle_text: str | None
+    oracle_type_line: str | None
+    released_on: str | None
+    printing: str = ""
+
+
+def from_printed_rows(rows: Iterable[PrintedRow]) -> Iterator[Sample]:
+    """Samples from the store's rows: the store keeps only the most recent printing per card,
+    locale and face already, so each row is one sample."""
+    for row in rows:
+        localized = lines(row.text)
+        if row.locale == "en" or not (localized or row.type_line):
+            continue
+        yield Sample(
+            card=row.card,
+            keywords=row.keywords,
+            locale=row.locale,
+            english=english_lines(row.english_text, row.oracle_text, localized),
+            localized=localized,
+            english_type=row.english_type_line or row.oracle_type_line,
+            localized_type=row.type_line,
+            released=row.released_on or "",
+            printing=row.printing,
+        )
+
+
 def from_mtgjson_sets(path: str | Path) -> Iterator[Sample]:
     """Samples from a folder (or file) of MTGJSON set files, the most recent printing per card,
     locale and face; ties (one release date) go to the lower set code, then collector number."""
