@@ -127,6 +127,14 @@ FUNCTION_WORDS: Final = {
     "ko": frozenset(),
 }
 """Words that end a keyword's localized run when they begin its object: "Schutz vor" Rot."""
+ARTICLES: Final = {
+    "de": frozenset({"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einer"}),
+    "fr": frozenset({"le", "la", "les", "l'", "un", "une", "des"}),
+    "it": frozenset({"il", "lo", "la", "le", "i", "gli", "un", "una", "uno"}),
+    "es": frozenset({"el", "la", "los", "las", "un", "una"}),
+    "pt-BR": frozenset({"o", "a", "os", "as", "um", "uma"}),
+}
+"""Articles, which never end a keyword's name: they belong to its object."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,10 +296,18 @@ def _shared_name(keyword: str, locale: str, objects: list[_Object]) -> MinedName
     if side == "prefix" and locale not in CJK_LOCALES:
         # "Protection from red": the object's first word ("from", "for", "a") is in the
         # localized run ("Schutz vor", "Appui d'un"), not in the keyword's name ("Schutz").
-        if sum(word in _PREPOSITIONS for word in first_words) >= 0.8 * len(first_words):
-            function_words = FUNCTION_WORDS.get(locale, frozenset())
-            while len(words) > 1 and words[-1] in function_words:
-                words = words[:-1]
+        # An article before the object never is ("Défense talismanique contre le" blanc).
+        prepositions = sum(word in _PREPOSITIONS for word in first_words)
+        dropped = (
+            FUNCTION_WORDS.get(locale, frozenset())
+            if prepositions >= 0.8 * len(first_words)
+            else ARTICLES.get(locale, frozenset())
+        )
+        kept = words
+        while len(kept) > 1 and kept[-1] in dropped:
+            kept = kept[:-1]
+        if kept != words:
+            words = kept
             voters = cards_of((side, words))
     elif side == "suffix" and locale == "ja":
         # "白からの呪禁", "Xとの共闘": the particles after the object are not the name.
