@@ -501,6 +501,44 @@ PUBLISHED_TYPES = [
     ),
     ("Creature", "ko", "생물", "NEO 98 (2022-02-18): Creature — Spirit / 생물 — 신령"),
     ("Creature", "zh-Hans", "生物", "NEO 98 (2022-02-18): Creature — Spirit / 生物 ～精怪"),
+    # Spanish and Italian set subtypes in their own order ("Bribón pueblo-lunar").
+    (
+        "Rogue",
+        "es",
+        "Bribón",
+        "NEO 77 (2022-02-18): Artifact Creature — Moonfolk Rogue / …Bribón pueblo-lunar",
+    ),
+    (
+        "Wizard",
+        "it",
+        "Mago",
+        "NEO 68 (2022-02-18): Artifact Creature — Moonfolk Wizard / …Mago Lunantropo",
+    ),
+    ("Human", "es", "Humano", "NEO 93 (2022-02-18): … — Human Citizen / … — Ciudadano humano"),
+    (
+        "Assassin",
+        "it",
+        "Assassino",
+        "VOW 130 (2021-11-19): Creature — Vampire Assassin / Creatura — Assassino Vampiro",
+    ),
+    (
+        "Pirate",
+        "es",
+        "Pirata",
+        "VOC 114 (2021-11-19): Creature — Spirit Pirate / Criatura — Pirata espíritu",
+    ),
+    (
+        "Warlock",
+        "pt-BR",
+        "Bruxo",
+        "VOW 8 (2021-11-19): Creature — Spirit Warlock / Criatura — Espírito Bruxo",
+    ),
+    (
+        "Mercenary",
+        "de",
+        "Söldner",
+        "AFC 98 (2021-07-23): … — Human Cleric Mercenary / … — Mensch, Kleriker, Söldner",
+    ),
 ]
 HAND_CHECKED = [
     # The first 100 keyword x locale pairs mined, in the order of the SHA-256 of

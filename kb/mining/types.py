@@ -53,12 +53,37 @@ def _subtypes(localized: str) -> list[str]:
     return [part for part in _SUBTYPE_SEPARATOR.split(localized) if part]
 
 
+def _aligned(
+    subtypes: list[str], localized: list[str], locale: str, known: dict[tuple[str, str], str]
+) -> list[tuple[str, str]]:
+    """Subtypes paired with the localized words by the names the single subtypes gave
+    (Spanish and Italian put them in another order: "Human Wizard", "Hechicero humano"); the
+    one subtype left over takes the one word left over; in order where none is known."""
+    left = list(localized)
+    pairs, unknown = [], []
+    for subtype in subtypes:
+        name = known.get((subtype, locale))
+        match = next((word for word in left if name is not None and word.casefold() == name), None)
+        if match is None:
+            unknown.append(subtype)
+        else:
+            left.remove(match)
+            pairs.append((subtype, match))
+    if not pairs:
+        return list(zip(subtypes, localized, strict=True))
+    if len(unknown) == 1:
+        pairs.append((unknown[0], left[0]))
+    return pairs
+
+
 class TypeLines:
     """Collects aligned type lines, then tallies a name per type and locale."""
 
     def __init__(self) -> None:
         self.types = Ballots()
         self._supertyped: list[tuple[Sample, str, str]] = []
+        self._several: list[tuple[str, str, str, list[str], list[str]]] = []
+        """Type lines of several subtypes: aligned once the single ones are named."""
 
     def add(self, sample: Sample) -> None:
         if not sample.english_type or not sample.localized_type:
@@ -81,10 +106,18 @@ class TypeLines:
             if len(subtypes) == 1:
                 cast(subtypes[0], sample.locale, sample.card, localized_right, sample.released)
             elif len(localized) == len(subtypes):
-                for subtype, name in zip(subtypes, localized, strict=True):
-                    cast(subtype, sample.locale, sample.card, name, sample.released)
+                self._several.append(
+                    (sample.card, sample.locale, sample.released, subtypes, localized)
+                )
 
     def results(self, minimum: int = 1) -> list[MinedName]:
+        single = {
+            (name.mechanic, name.locale): name.name.casefold()
+            for name in self.types.results("type")
+        }
+        for card, locale, released, subtypes, localized in self._several:
+            for subtype, name in _aligned(subtypes, localized, locale, single):
+                self.types.cast(subtype, locale, card, name, released)
         types = {(name.mechanic, name.locale): name for name in self.types.results("type")}
         supertypes = Ballots()
         for sample, supertype, card_type in self._supertyped:
