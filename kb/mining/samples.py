@@ -77,19 +77,26 @@ class PrintedRow:
 def from_printed_rows(rows: Iterable[PrintedRow]) -> Iterator[Sample]:
     """Samples from the store's rows: the store keeps only the most recent printing per card,
     locale and face already, so each row is one sample."""
+    # A database hands each row its own copies of the strings that repeat (locales, dates,
+    # card names, type lines): the miner keeps many of them, so one copy each.
+    shared: dict[str, str] = {}
+
+    def one(value: str | None) -> str | None:
+        return None if value is None else shared.setdefault(value, value)
+
     for row in rows:
         localized = lines(row.text)
         if row.locale == "en" or not (localized or row.type_line):
             continue
         yield Sample(
-            card=row.card,
+            card=shared.setdefault(row.card, row.card),
             keywords=row.keywords,
-            locale=row.locale,
+            locale=shared.setdefault(row.locale, row.locale),
             english=english_lines(row.english_text, row.oracle_text, localized),
             localized=localized,
-            english_type=row.english_type_line or row.oracle_type_line,
-            localized_type=row.type_line,
-            released=row.released_on or "",
+            english_type=one(row.english_type_line or row.oracle_type_line),
+            localized_type=one(row.type_line),
+            released=shared.setdefault(row.released_on or "", row.released_on or ""),
             printing=row.printing,
         )
 

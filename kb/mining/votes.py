@@ -49,11 +49,17 @@ class Ballots:
 
     def __init__(self) -> None:
         self._votes: dict[tuple[str, str], dict[str, Ballot]] = defaultdict(dict)
+        self._ballots: dict[tuple[str, str], Ballot] = {}
 
     def cast(self, mechanic: str, locale: str, card: str, form: str, released: str) -> None:
         votes = self._votes[(mechanic, locale)]
         if card not in votes and (form := form.strip()):
-            votes[card] = Ballot(form.casefold(), form, released)
+            # Most cards vote for one of a few names: one copy of each name, one of each ballot.
+            key = (form, released)
+            ballot = self._ballots.get(key)
+            if ballot is None:
+                ballot = self._ballots[key] = Ballot(form.casefold(), form, released)
+            votes[card] = ballot
 
     def __len__(self) -> int:
         return len(self._votes)
