@@ -10,7 +10,9 @@ figures measured in the same run:
 
 - kb's full build of the small corpus (cards × 11 locales) ≤ 1/4 of Hugo's build of the same
   card pages (a generated Hugo site in multilingual mode, with hreflang alternates): the two
-  take turns ``--rounds`` times, the median ratio counts;
+  take turns ``--rounds`` times, the median ratio counts; in each round kb's small build also
+  runs with ``KB_RENDER=plain`` (every page by Jinja2 alone), which shows what the fast path
+  (kb.site.stencils) earns;
 - kb's full build of the large corpus ≤ 11 × the small one, peak memory < 300 MB and
   ≤ 1.5 × the small build's;
 - after the ruling on most cards is edited, an incremental build rewrites only the pages that
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import synthetic
+from kb.site.render import PLAIN_RENDERING
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_URL = "https://rulings.example/"
@@ -135,7 +138,9 @@ def timed(command: list[str]) -> tuple[float, dict[str, Any]]:
     return time.perf_counter() - start, json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def kb_build(db: Path, out: Path, jobs: int, full: bool) -> tuple[float, dict[str, Any]]:
+def kb_build(
+    db: Path, out: Path, jobs: int, full: bool, plain: bool = False
+) -> tuple[float, dict[str, Any]]:
     """``kb build`` in a child process, as a user runs it (Python's start, kb's imports and
     exit included): its wall time, pages, pages written and peak memory."""
     if full:
@@ -145,6 +150,7 @@ def kb_build(db: Path, out: Path, jobs: int, full: bool) -> tuple[float, dict[st
         [sys.executable, "-c", CHILD_KB, "--db", f"sqlite:///{db}", "build", "--out", str(out),
          "--jobs", str(jobs), "--base-url", BASE_URL, *(["--full"] if full else [])],
         check=True, capture_output=True, text=True, cwd=ROOT,
+        env={**os.environ, PLAIN_RENDERING: "plain"} if plain else None,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     # "331448 pages in DIR: 1001 written, 330447 unchanged, 0 removed"
@@ -319,9 +325,15 @@ def main() -> None:
         )
         os.sync()
         small_seconds, small_build = kb_build(small, work / "site-small", args.jobs, full=True)
-        rounds.append((small_seconds / hugo_seconds, hugo_seconds, small_seconds))
-        print(f"round: Hugo {hugo_seconds:.2f} s, kb {small_seconds:.2f} s", file=sys.stderr)
-    hugo_ratio, hugo_seconds, small_seconds = statistics.median_low(rounds)
+        os.sync()
+        plain_seconds, _plain = kb_build(small, work / "site-plain", args.jobs, True, plain=True)
+        rounds.append((small_seconds / hugo_seconds, hugo_seconds, small_seconds, plain_seconds))
+        print(
+            f"round: Hugo {hugo_seconds:.2f} s, kb {small_seconds:.2f} s, "
+            f"kb by Jinja2 alone {plain_seconds:.2f} s",
+            file=sys.stderr,
+        )
+    hugo_ratio, hugo_seconds, small_seconds, plain_seconds = statistics.median_low(rounds)
     os.sync()
     jinja_seconds = jinja_loop(small, work / "jinja")
     os.sync()
@@ -349,6 +361,7 @@ def main() -> None:
         ("bare Jinja2 loop, small", jinja_seconds, hugo_pages, "", ""),
         ("kb full build, small", small_seconds, small_build["pages"],
          f"{small_build['main_mb']:.0f} / {small_build['workers_mb']:.0f}", ""),
+        ("kb full build, small, KB_RENDER=plain", plain_seconds, small_build["pages"], "", ""),
         ("kb full build, large", large_seconds, large_build["pages"],
          f"{large_build['main_mb']:.0f} / {large_build['workers_mb']:.0f}", ""),
         ("kb incremental, one ruling edited", incremental_seconds, incremental["pages"],
@@ -368,6 +381,7 @@ def main() -> None:
     targets = [
         (f"kb small / Hugo (median of {args.rounds})", hugo_ratio, 0.25),
         ("Jinja2 loop / Hugo (reference)", jinja_seconds / hugo_seconds, None),
+        ("kb small by Jinja2 alone / Hugo", plain_seconds / hugo_seconds, None),
         ("kb large / kb small", large_seconds / small_seconds, 11.0),
         ("peak memory large (MB)", peak_large, 300.0),
         ("peak memory large / small", peak_large / peak_small, 1.5),

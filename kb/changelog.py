@@ -36,6 +36,7 @@ CARDS_OF_ROW = {
     "card_faces": "SELECT {row}.card_id",
     "card_rulings": "SELECT {row}.card_id",
     "card_mechanics": "SELECT {row}.card_id",
+    "printed_texts": "SELECT {row}.card_id",
     "rulings": "SELECT card_id FROM card_rulings WHERE ruling_id = {row}.id",
     "ruling_mechanics": "SELECT card_id FROM card_rulings WHERE ruling_id = {row}.ruling_id",
     "ruling_translations": "SELECT card_id FROM card_rulings WHERE ruling_id = {row}.ruling_id",

@@ -16,18 +16,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Table, and_, delete, insert, or_, select, true, update
+from sqlalchemy import Column, Table, and_, delete, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from kb import derived
 from kb.derived import refresh_near_duplicates
 from kb.schema import (
+    card_faces,
     card_names,
     card_rulings,
     cards,
     mechanics,
     metadata,
+    printed_texts,
     revisions,
     ruling_translations,
     rulings,
@@ -190,6 +192,57 @@ def _commit_change(
         return _record(connection, editor, action, change)
 
 
+def commit_changes(
+    engine: Engine, editor: str, plan: Callable[[Connection], list[tuple[str, Change]]]
+) -> list[int]:
+    """Read with ``plan(connection) -> [(action, Change)]``, write every change and record each
+    as a revision, in one transaction: all or none (a translator's file). Rows added are
+    inserted, and all revisions recorded, in batches: a file may add thousands."""
+    if not editor.strip():
+        raise EditError("say who you are: --editor NAME or env KB_EDITOR")
+    with edit_transaction(engine) as connection:
+        planned = plan(connection)
+        added: dict[str, list[Values]] = {}
+        for _action, change in planned:
+            if change.old is None:
+                new = change.new or {}
+                values = change.key | new | _derived(change.table, new)
+                added.setdefault(change.table, []).append(values)
+            else:
+                _apply(connection, change)
+        for table, rows in added.items():
+            try:
+                connection.execute(insert(_table(table)), rows)
+            except IntegrityError:
+                raise ConflictError(
+                    f"{table}: someone else added one of these rows meanwhile; nothing was "
+                    "written. Do it again."
+                ) from None
+        if not planned:
+            return []
+        made_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        records = [_revision(editor, made_at, action, change) for action, change in planned]
+        # Without sort_by_parameter_order: SQLite would then insert row by row. The ids are
+        # these rows' whatever their order.
+        query = insert(revisions).returning(revisions.c.id)
+        return sorted(connection.execute(query, records).scalars())
+
+
+def _revision(editor: str, made_at: dt.datetime, action: str, change: Change) -> Values:
+    return {
+        "editor": editor,
+        "made_at": made_at,
+        "action": action,
+        "table_name": change.table,
+        "row_key": change.key,
+        "old_value": change.old,
+        "new_value": change.new,
+        "card_id": change.card_id,
+        "ruling_id": change.ruling_id,
+        "reverts_id": None,
+    }
+
+
 def _filled(value: str, what: str) -> str:
     """An editor's text without surrounding spaces, as the importers store texts; never
     empty."""
@@ -294,6 +347,59 @@ def set_card_name(
         return Change("card_names", key, old, {"name": name, "source_id": None}, card_id)
 
     return _commit_change(engine, editor, "card-name", plan)
+
+
+PRINTED_COLUMNS = {
+    "text": ("printed-text", "a printed text"),
+    "type_line": ("printed-type-line", "a printed type line"),
+    "face_name": ("face-name", "a face's printed name"),
+}
+"""The printed_texts columns editors correct: each one's action (kb edit ...) and what it is."""
+
+
+def set_printed(
+    engine: Engine,
+    editor: str,
+    card: str,
+    locale: str,
+    column: str,
+    value: str,
+    face: int = 0,
+    expect: str | None = None,
+) -> int:
+    """Add or correct a card face's printed text, type line or face name (``column``) in
+    ``locale``; ``expect`` is what the editor saw, by default the value read now. A later
+    import keeps the correction while its printing still says what it replaced."""
+    action, what = PRINTED_COLUMNS[column]
+    if locale == "en":
+        raise EditError("printed texts are kept for other locales; English is the Oracle text")
+    value = _filled(value, what)
+
+    def plan(connection: Connection) -> Change:
+        card_id = find_card(connection, card)
+        _check_face(connection, card_id, face, column)
+        key = {"card_id": card_id, "locale": locale, "face": face}
+        current = connection.execute(
+            select(printed_texts.c[column]).where(_matches(printed_texts, key))
+        ).one_or_none()
+        old: Values | None = None
+        if current is not None:
+            old = {column: current[0] if expect is None else expect}
+        return Change("printed_texts", key, old, {column: value}, card_id)
+
+    return _commit_change(engine, editor, action, plan)
+
+
+def _check_face(connection: Connection, card_id: int, face: int, column: str) -> None:
+    """A face the card has: 0 on a card of one face (whose name is a card name, not a face's)."""
+    faces: int = connection.execute(
+        select(func.count()).select_from(card_faces).where(card_faces.c.card_id == card_id)
+    ).scalar_one()
+    if not faces and column == "face_name":
+        raise EditError("the card has one face, named as the card: use kb edit card-name")
+    if face < 0 or face >= max(faces, 1):
+        which = f"faces 0 to {faces - 1}" if faces else "one face (0)"
+        raise EditError(f"no face {face}: the card has {which}")
 
 
 def set_tag(

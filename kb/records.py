@@ -30,6 +30,16 @@ class CardRef:
 
 
 @dataclass(frozen=True)
+class OracleFace:
+    """One face of a card of several faces, in English as the Oracle has it."""
+
+    name: str
+    mana_cost: str | None = None
+    type_line: str | None = None
+    oracle_text: str | None = None
+
+
+@dataclass(frozen=True)
 class CardRecord:
     name: str
     oracle_id: str | None = None
@@ -41,6 +51,9 @@ class CardRecord:
     """Scryfall/MTGJSON layout: normal, split, transform, modal_dfc, meld, flip, adventure, ..."""
     faces: tuple[str, ...] = ()
     """Face names in printed order for cards of several faces (``Fire``, ``Ice``)."""
+    oracle_faces: tuple[OracleFace, ...] = ()
+    """The faces with their Oracle cost, type line and text, where the source has them: as
+    many as ``faces``, in the same order (a face the file lacks has only its name)."""
     line: int | None = None
     where: str | None = field(default=None, compare=False)
     """Where a source without lines (JSON, TOML) has the record: ``item 17``, ``cards[3]``."""
@@ -77,11 +90,59 @@ class MechanicRecord:
     """Localized names by canonical locale code, English included."""
     pattern: str | None = None
     """A regular expression that tags a ruling (and a card's Oracle text) with the mechanic."""
+    rule_text: str | None = None
+    """The rule that defines it, as the Comprehensive Rules print it ("702.29a Cycling is ...")."""
     line: int | None = None
     where: str | None = field(default=None, compare=False)
 
 
-Record = CardRecord | CardNameRecord | RulingRecord | MechanicRecord
+@dataclass(frozen=True)
+class Printing:
+    """Which printing a printed text comes from. Printings compare by their ``rank``."""
+
+    set_code: str | None = None
+    """Upper case, as MTGJSON writes it (Scryfall's lower-case codes are upper-cased)."""
+    collector_number: str | None = None
+    released_on: dt.date | None = None
+    """The set's release date (MTGJSON ``releaseDate``, Scryfall ``released_at``)."""
+
+    @property
+    def rank(self) -> tuple[dt.date, str, int, str]:
+        """Later printings rank higher: by release date (an undated one lowest), then, between
+        printings released the same day, by set code, then by collector number's leading digits
+        (as a number), then by the whole collector number (as text)."""
+        number = self.collector_number or ""
+        digits = len(number) - len(number.lstrip("0123456789"))
+        return (
+            self.released_on or dt.date.min,
+            self.set_code or "",
+            int(number[:digits]) if digits else -1,
+            number,
+        )
+
+
+@dataclass(frozen=True)
+class PrintedTextRecord:
+    """What one printing of a card face says in one locale: its type line and rules text, with
+    the English printed on that printing where the source has it (MTGJSON ``originalText``)."""
+
+    card: CardRef
+    locale: str
+    """A canonical locale code, or the source's own spelling when it is not one of the 11."""
+    face: int = 0
+    """The face's position in the card's faces; 0 for a card of one face."""
+    face_name: str | None = None
+    """The face's printed name on a card of several faces; None on a card of one face."""
+    type_line: str | None = None
+    text: str | None = None
+    english_type_line: str | None = None
+    english_text: str | None = None
+    printing: Printing = Printing()
+    line: int | None = None
+    where: str | None = field(default=None, compare=False)
+
+
+Record = CardRecord | CardNameRecord | RulingRecord | MechanicRecord | PrintedTextRecord
 
 
 class ParseError(ValueError):

@@ -90,6 +90,15 @@ card_faces = Table(
     Column("card_id", Integer, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
     Column("position", Integer, primary_key=True),
     Column("name", Text, nullable=False),
+    Column(
+        "mana_cost",
+        Text,
+        nullable=True,
+        comment="The face's mana cost (Oracle); NULL where it has none or the source lacks "
+        "the face.",
+    ),
+    Column("type_line", Text, nullable=True, comment="The face's English type line (Oracle)."),
+    Column("oracle_text", Text, nullable=True, comment="The face's English rules text (Oracle)."),
     comment="Faces of split, double-faced, flip, adventure and meld cards.",
 )
 
@@ -109,6 +118,79 @@ card_names = Table(
     ),
     Index("ix_card_names_name", "name"),
     comment="A card's printed name in one locale (English included).",
+)
+
+printed_texts = Table(
+    "printed_texts",
+    metadata,
+    Column("card_id", Integer, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("locale", String(16), ForeignKey("locales.code"), primary_key=True),
+    Column(
+        "face",
+        Integer,
+        primary_key=True,
+        comment="The face's position (card_faces.position); 0 for a card of one face.",
+    ),
+    Column(
+        "face_name",
+        Text,
+        nullable=True,
+        comment="The face's printed name in this locale, on a card of several faces; NULL on "
+        "a card of one face (its name is card_names.name).",
+    ),
+    Column("type_line", Text, nullable=True, comment="The type line printed in this locale."),
+    Column(
+        "text",
+        Text,
+        nullable=True,
+        comment="The rules text printed in this locale, reminder text included; NULL where the "
+        "face has none.",
+    ),
+    Column(
+        "english_type_line",
+        Text,
+        nullable=True,
+        comment="The English type line of the same printing (MTGJSON originalType); NULL where "
+        "the source has none (Scryfall, AtomicCards).",
+    ),
+    Column(
+        "english_text",
+        Text,
+        nullable=True,
+        comment="The English rules text of the same printing (MTGJSON originalText), which "
+        "text translates line by line; NULL where the source has none (Scryfall, AtomicCards) "
+        "or the face has no text.",
+    ),
+    Column(
+        "set_code",
+        String(32),
+        nullable=True,
+        comment="The printing's set, upper case (MTGJSON's setCode, Scryfall's set).",
+    ),
+    Column(
+        "collector_number",
+        String(32),
+        nullable=True,
+        comment="The printing's collector number in its set.",
+    ),
+    Column(
+        "released_on",
+        Date,
+        nullable=True,
+        comment="The printing's release date, by which the most recent printing is chosen; "
+        "NULL where the source has none (AtomicCards).",
+    ),
+    Column(
+        "source_id",
+        Integer,
+        ForeignKey("sources.id"),
+        nullable=True,
+        index=True,
+        comment="The imported file that gave the printing; NULL when an editor added the row.",
+    ),
+    comment="A card face's printed type line and rules text in one locale, from the most "
+    "recent printing that has them, with that printing and the English it printed. Printed "
+    "texts receive no errata: the Oracle text (cards, card_faces) is the one that counts.",
 )
 
 rulings = Table(
@@ -196,6 +278,10 @@ card_rulings = Table(
     comment="A ruling as published for one card: links cards and rulings.",
 )
 
+RULE_TEXT = (
+    "The rule that defines the mechanic, in English, as the Comprehensive Rules print it "
+    "(702.29a Cycling is an activated ability ...)."
+)
 mechanics = Table(
     "mechanics",
     metadata,
@@ -209,6 +295,7 @@ mechanics = Table(
         nullable=True,
         comment="Regular expression (case-insensitive) that tags rulings and Oracle texts.",
     ),
+    Column("rule_text", Text, nullable=True, comment=RULE_TEXT),
     comment="Keyword abilities, keyword actions and terms (such as outlaw) used as tags.",
 )
 
@@ -345,8 +432,9 @@ site_changes = Table(
     sqlite_autoincrement=True,
 )
 
-# Views created by migration 0002 for editors' queries. They are not tables in ``metadata``
-# (Alembic would try to create them); this is what kb schema and docs/schema.md show of them.
+# Views created by migrations (0002, 0006, 0009) for editors' queries. They are not tables in
+# ``metadata`` (Alembic would try to create them); this is what kb schema and docs/schema.md
+# show of them.
 VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
     "names_view": (
         "A card's name in every locale: one row per card and locale, name NULL where missing.",
@@ -374,5 +462,25 @@ VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
     "near_duplicates_view": (
         "Each pair of near_duplicates with both rulings' texts.",
         ("ruling_id", "other_ruling_id", "reason", "ruling", "other_ruling"),
+    ),
+    "printed_texts_view": (
+        "Each printed text beside its face's Oracle type line and text: printed_name is the "
+        "face's printed name (the card's, for a card of one face); english_printed_text is "
+        "the English of the same printing, NULL where the source has none.",
+        (
+            "card_id",
+            "card",
+            "locale",
+            "face",
+            "printed_name",
+            "printed_type_line",
+            "printed_text",
+            "oracle_type_line",
+            "oracle_text",
+            "english_printed_text",
+            "set_code",
+            "collector_number",
+            "released_on",
+        ),
     ),
 }

@@ -186,6 +186,7 @@ WRITTEN_TABLES = [
     schema.ruling_mechanics,
     schema.sources,
     schema.card_faces,
+    schema.printed_texts,
 ]
 """The tables an import writes."""
 

@@ -78,9 +78,9 @@ def test_real_cards_as_json_lines_give_the_records_of_their_json_form() -> None:
     objects = _real_objects(TSA) + _real_objects(WATCHDOG)
     from_lines = _cards(_lines(*objects))
     from_array = _cards(json.dumps(objects).encode(), "cards.json")
-    assert len(from_lines) == 3  # two cards and the German printed name
+    assert len(from_lines) == 4  # two cards, the German printed name and printed text
     assert _without_lines(from_lines) == from_array
-    assert [record.line for record in from_lines] == [1, 2, 2]
+    assert [record.line for record in from_lines] == [1, 2, 2, 2]
 
 
 def test_real_rulings_as_json_lines_give_the_records_of_the_api_list() -> None:

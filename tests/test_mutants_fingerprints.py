@@ -130,7 +130,7 @@ CHANGES: dict[str, tuple[Callable[[Connection], None], str, str]] = {
             "VALUES (:card, 0, 'Fore'), (:card, 1, 'Aft')"
         ),
         ENGLISH,
-        "<li>Aft</li>",
+        "<h3>Aft</h3>",
     ),
     "a mechanic's name": (
         _sql(

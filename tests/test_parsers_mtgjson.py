@@ -11,10 +11,19 @@ import pytest
 from realdata import realdata
 
 from kb.importers import mtgjson, streams
-from kb.records import CardNameRecord, CardRecord, CardRef, ParseError, RulingRecord
+from kb.records import (
+    CardNameRecord,
+    CardRecord,
+    CardRef,
+    OracleFace,
+    ParseError,
+    PrintedTextRecord,
+    Printing,
+    RulingRecord,
+)
 
 THREE_STEPS_AHEAD = "282dfeaa-6243-4f92-838a-5cb54fa85184"
-Record = CardRecord | CardNameRecord | RulingRecord
+Record = CardRecord | CardNameRecord | RulingRecord | PrintedTextRecord
 T = TypeVar("T")
 
 
@@ -72,13 +81,19 @@ def test_set_file_with_or_without_wrapper(wrapped: bool) -> None:
 
 
 def test_all_printings_yields_each_card_once() -> None:
-    # The same cards in two sets, and a reprint inside one set: one card, names and rulings once.
+    # The same cards in two sets, and a reprint inside one set: one card, names and rulings once;
+    # printed texts once per set (the loader keeps the most recent printing's).
     excerpt = _excerpt()
     cards = excerpt["cards"]
     assert isinstance(cards, list)
-    reprinted = excerpt | {"cards": [*cards, cards[3]]}
+    reprinted = excerpt | {"cards": [*cards, cards[3]], "code": "OTX"}
     records = _parse_json({"meta": {}, "data": {"OTJ": excerpt, "OTX": reprinted}})
-    assert records == _parse_json(_excerpt())
+    alone = _parse_json(_excerpt())
+    texts = _of_type(alone, PrintedTextRecord)
+    assert [r for r in records if not isinstance(r, PrintedTextRecord)] == [
+        r for r in alone if not isinstance(r, PrintedTextRecord)
+    ]
+    assert _of_type(records, PrintedTextRecord) == texts + texts
 
 
 @pytest.mark.parametrize(
@@ -171,6 +186,10 @@ def test_faces_of_a_card_become_one_card_even_interleaved_with_a_reprint() -> No
             oracle_text="Fire.\n//\nIce.",
             layout="split",
             faces=("Fire", "Ice"),
+            oracle_faces=(
+                OracleFace("Fire", "{1}{R}", "Instant", "Fire."),
+                OracleFace("Ice", "{1}{U}", "Instant", "Ice."),
+            ),
         ),
         CardNameRecord(card_ref, "de", "Feuer // Eis"),
         RulingRecord(card_ref, "Both halves.", published_on=dt.date(2006, 9, 25), position=0),
@@ -218,7 +237,7 @@ def test_whole_2022_corpus() -> None:
                     cards_by_key[record.oracle_id or record.name] = record
                 elif isinstance(record, RulingRecord):
                     links.add((record.card, record.text))
-                else:
+                elif isinstance(record, CardNameRecord):
                     foreign_languages[record.locale] += 1
 
     # The README counts 45,080 links and 23,597 texts per MTGJSON card name, with the empty ruling
@@ -279,3 +298,56 @@ def test_whole_2022_corpus() -> None:
     assert len({card.oracle_id for card in meld}) == 3
     reversible = cards_by_name["Zndrsplt, Eye of Wisdom"]
     assert reversible.faces == ()
+
+
+def test_a_sets_printed_texts_name_their_printing_the_highest_ranking_once() -> None:
+    """The set's code and release date (after its cards in the file), each card's number; of
+    two printings in one set, the higher collector number's text, once."""
+    german = {"language": "German", "name": "Blitzschlag", "type": "Spontanzauber"}
+    bolt = {
+        "name": "Lightning Bolt",
+        "identifiers": {"scryfallOracleId": "bolt"},
+        "originalText": "Lightning Bolt deals 3 damage to any target.",
+        "originalType": "Instant",
+    }
+    cards = [
+        bolt | {"number": "9", "foreignData": [german | {"text": "Alt."}]},
+        bolt | {"number": "105", "foreignData": [german | {"text": "Neu."}]},
+        bolt | {"number": "42", "foreignData": [german | {"text": "Mittel."}]},
+    ]
+    document = {"data": {"cards": cards, "code": "sta", "releaseDate": "2021-04-23"}}
+    texts = _of_type(_parse_json(document), PrintedTextRecord)
+    assert texts == [
+        PrintedTextRecord(
+            CardRef("bolt", "Lightning Bolt"),
+            "de",
+            face=0,
+            face_name=None,
+            type_line="Spontanzauber",
+            text="Neu.",
+            english_type_line="Instant",
+            english_text="Lightning Bolt deals 3 damage to any target.",
+            printing=Printing("STA", "105", dt.date(2021, 4, 23)),
+        )
+    ]
+
+
+def test_printings_rank_by_date_then_set_then_number() -> None:
+    day = dt.date(2021, 4, 23)
+    ranked = [
+        Printing(),
+        Printing("ZZZ", "999", None),
+        Printing("AAA", "1", day),
+        Printing("AAA", "2", day),
+        Printing("AAA", "10", day),
+        Printing("AAA", "10a", day),
+        Printing("AAB", "1", day),
+        Printing("AAA", "1", day + dt.timedelta(days=1)),
+    ]
+    assert sorted(reversed(ranked), key=lambda printing: printing.rank) == ranked
+
+
+def test_an_all_printings_set_of_a_bad_release_date_names_the_set() -> None:
+    with pytest.raises(ParseError) as raised:
+        _parse_json({"meta": {}, "data": {"OTX": {"cards": [], "releaseDate": "2024"}}})
+    assert str(raised.value) == "cards.json: set OTX: releaseDate '2024' is not a date YYYY-MM-DD"

@@ -37,6 +37,7 @@ def test_2022_rules_give_every_keyword_ability_and_action() -> None:
         rule="702.2",
         names={"en": "Deathtouch"},
         pattern=r"\bdeathtouch\b",
+        rule_text="702.2a Deathtouch is a static ability.",
         line=abilities[0].line,
     )
     assert (abilities[-1].rule, abilities[-1].names) == ("702.153", {"en": "Casualty"})
@@ -61,8 +62,10 @@ def test_2024_excerpt_gives_spree_and_outlaw() -> None:
         rule="700.12",
         names={"en": "outlaw"},
         pattern=r"\boutlaws?\b",
+        rule_text=records["outlaw"].rule_text,
         line=records["outlaw"].line,
     )
+    assert (records["outlaw"].rule_text or "").startswith("700.12. The term outlaw refers to ")
     assert set(records) == {"outlaw", "plot", "saddle", "spree"}
 
 
@@ -103,3 +106,21 @@ def test_only_term_definitions_are_terms() -> None:
         "700.12a Some cards refer to outlaws that a player controls.\n"
     )
     assert [record.slug for record in _parse_text(text)] == ["historic"]
+
+
+def test_a_keyword_s_rule_text_is_its_first_subrule() -> None:
+    """The mechanic page quotes it (issue 20: "702.29a Cycling is an activated ability ...")."""
+    records = {record.slug: record for record in _parse_file("MagicCompRules_20220429.txt")}
+    assert (records["cycling"].rule_text or "").startswith(
+        "702.29a Cycling is an activated ability that functions only while the card with cycling"
+    )
+    assert (records["scry"].rule_text or "").startswith('701.18a To "scry N" means to look')
+    assert all(record.rule_text for record in records.values())
+
+
+def test_a_heading_without_its_subrule_has_no_rule_text_and_the_next_heading_counts() -> None:
+    records = _parse_text("702.2. Deathtouch\n\n702.4. Double Strike\n702.4a Double strike ...\n")
+    assert [(record.slug, record.rule_text) for record in records] == [
+        ("deathtouch", None),
+        ("double-strike", "702.4a Double strike ..."),
+    ]

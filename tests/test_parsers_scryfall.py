@@ -9,7 +9,16 @@ from conftest import scryfall_ruling
 from realdata import realdata
 
 from kb.importers import scryfall
-from kb.records import CardNameRecord, CardRecord, CardRef, ParseError, RulingRecord
+from kb.records import (
+    CardNameRecord,
+    CardRecord,
+    CardRef,
+    OracleFace,
+    ParseError,
+    PrintedTextRecord,
+    Printing,
+    RulingRecord,
+)
 
 THREE_STEPS_AHEAD = "282dfeaa-6243-4f92-838a-5cb54fa85184"
 
@@ -18,7 +27,7 @@ def _rulings(content: bytes) -> list[RulingRecord]:
     return list(scryfall.parse_rulings(io.BytesIO(content), "rulings.json"))
 
 
-def _cards(content: bytes) -> list[CardRecord | CardNameRecord]:
+def _cards(content: bytes) -> list[CardRecord | CardNameRecord | PrintedTextRecord]:
     return list(scryfall.parse_cards(io.BytesIO(content), "cards.json"))
 
 
@@ -85,8 +94,10 @@ def test_english_card_object() -> None:
     assert card.oracle_text is not None and card.oracle_text.startswith("Spree (")
 
 
-def test_german_card_object_gives_the_card_and_its_printed_name() -> None:
-    [card, name] = _cards(realdata("scryfall_card_m21_2_de_alpine_watchdog.json").read_bytes())
+def test_german_card_object_gives_the_card_and_its_printed_name_and_text() -> None:
+    [card, name, text] = _cards(
+        realdata("scryfall_card_m21_2_de_alpine_watchdog.json").read_bytes()
+    )
     assert isinstance(card, CardRecord)
     assert (card.name, card.type_line, card.keywords) == (
         "Alpine Watchdog",
@@ -97,6 +108,20 @@ def test_german_card_object_gives_the_card_and_its_printed_name() -> None:
     assert (name.locale, name.name) == ("de", "Alpiner Wachhund")
     assert name.card.name == "Alpine Watchdog"
     assert name.card.oracle_id is not None
+    assert text == PrintedTextRecord(
+        name.card,
+        "de",
+        face=0,
+        face_name=None,
+        type_line="Kreatur — Hund",
+        text="Wachsamkeit (Diese Kreatur wird beim Angreifen nicht getappt.)",
+        printing=Printing("M21", "2", dt.date(2020, 7, 3)),
+    )
+
+
+def test_an_english_card_object_gives_no_printed_text() -> None:
+    records = _cards(realdata("scryfall_card_otj_75_three_steps_ahead.json").read_bytes())
+    assert [type(record) for record in records] == [CardRecord]
 
 
 FIRE_ICE_FACES = [
@@ -124,6 +149,10 @@ def test_multi_face_cards_keep_cost_and_text_on_faces() -> None:
         oracle_text="Fire text.\n//\nIce text.",
         layout="split",
         faces=("Fire", "Ice"),
+        oracle_faces=(
+            OracleFace("Fire", "{1}{R}", "Instant", "Fire text."),
+            OracleFace("Ice", "{1}{U}", "Instant", "Ice text."),
+        ),
     )
 
 
@@ -161,6 +190,48 @@ def test_foreign_multi_face_and_reversible_cards() -> None:
         CardNameRecord(CardRef(oracle_id="fi", name="Fire // Ice"), "ja", "火 // 氷"),
         CardNameRecord(CardRef(oracle_id="z", name="Zndrsplt // Zndrsplt"), "ph", "Zndrsplt-ph"),
     ]
+    # The faces have no printed text or type line: no text.
+    assert [r for r in records if isinstance(r, PrintedTextRecord)] == []
+
+
+def test_a_foreign_split_card_gives_each_face_its_printed_text() -> None:
+    german_fire_ice = {
+        "oracle_id": "fi",
+        "lang": "de",
+        "name": "Fire // Ice",
+        "set": "mh2",
+        "collector_number": "290",
+        "released_at": "2021-06-18",
+        "card_faces": [
+            FIRE_ICE_FACES[0]
+            | {"printed_name": "Feuer", "printed_type_line": "Spontanzauber", "printed_text": "F."},
+            FIRE_ICE_FACES[1] | {"printed_name": "Eis", "printed_type_line": "Spontanzauber"},
+        ],
+    }
+    records = _cards(json.dumps([german_fire_ice]).encode())
+    card = CardRef(oracle_id="fi", name="Fire // Ice")
+    printing = Printing("MH2", "290", dt.date(2021, 6, 18))
+    assert [r for r in records if isinstance(r, PrintedTextRecord)] == [
+        PrintedTextRecord(card, "de", 0, "Feuer", "Spontanzauber", "F.", printing=printing),
+        PrintedTextRecord(card, "de", 1, "Eis", "Spontanzauber", None, printing=printing),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"printed_text": 5}, "printed_text 5 is not a string"),
+        ({"printed_text": "x", "released_at": "July"}, "released_at 'July' is not a date"),
+        ({"printed_text": "x", "collector_number": 2}, "collector_number 2 is not a string"),
+    ],
+)
+def test_a_printed_text_of_the_wrong_type_is_an_error(
+    fields: dict[str, object], reason: str
+) -> None:
+    item = {"object": "card", "oracle_id": "x", "lang": "de", "name": "X"} | fields
+    with pytest.raises(ParseError) as raised:
+        _cards(json.dumps(item).encode())
+    assert str(raised.value).startswith(f"cards.json:1: {reason}")
 
 
 def test_card_without_oracle_id_is_a_parse_error() -> None:

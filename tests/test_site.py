@@ -31,7 +31,7 @@ from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
-from kb.site import OutputFolderError, other_pages, render, staging, workers
+from kb.site import OutputFolderError, mana, render, staging, workers
 from kb.site.build import BuildOptions, build
 from kb.site.collation import collated, label, sectioned
 from kb.site.fingerprints import digest
@@ -365,16 +365,16 @@ def test_reviewed_translation_is_shown_marked_unofficial(
 
 def test_a_mana_cost_is_said_in_the_locale_words() -> None:
     english, german, japanese = (BY_CODE[code] for code in ("en", "de", "ja"))
-    assert render.mana_in_words("{2}{U}{U}", english) == "2, blue, and blue"
-    assert render.mana_in_words("{2}{U}{U}", german) == "2, blau und blau"
-    assert render.mana_in_words("{2}{U}{U}", japanese) == "2、青、青"
-    assert render.mana_in_words("{W/U}{2/R}", english) == "white or blue and 2 or red"
-    phyrexian = render.mana_in_words("{G/U/P}{C}", german)
+    assert mana.mana_in_words("{2}{U}{U}", english) == "2, blue, and blue"
+    assert mana.mana_in_words("{2}{U}{U}", german) == "2, blau und blau"
+    assert mana.mana_in_words("{2}{U}{U}", japanese) == "2、青、青"
+    assert mana.mana_in_words("{W/U}{2/R}", english) == "white or blue and 2 or red"
+    phyrexian = mana.mana_in_words("{G/U/P}{C}", german)
     assert phyrexian == "grün oder blau (phyrexianisch) und farblos"
-    assert render.mana_in_words("{X}{HW}", english) == "X and HW"  # no words: as printed
+    assert mana.mana_in_words("{X}{HW}", english) == "X and HW"  # no words: as printed
     split = "{1}{R} // {U}"
-    assert render.mana_in_words(split, english) == "1 and red // blue"
-    assert str(render.mana_symbols(split, english)) == (
+    assert mana.mana_in_words(split, english) == "1 and red // blue"
+    assert str(mana.mana_symbols(split, english)) == (
         '<span class="mana-cost" role="img" aria-label="1 and red // blue">'
         '<span class="ms" aria-hidden="true">1</span>'
         '<span class="ms ms-r" aria-hidden="true">R</span>'
@@ -382,7 +382,7 @@ def test_a_mana_cost_is_said_in_the_locale_words() -> None:
         '<span class="ms ms-u" aria-hidden="true">U</span></span>'
     )
     # A hybrid is drawn half and half: its first half's colour, then its second's.
-    hybrids = str(render.mana_symbols("{G/U}{2/B}{R/P}", english))
+    hybrids = str(mana.mana_symbols("{G/U}{2/B}{R/P}", english))
     assert re.findall(r'class="(ms[^"]*)"', hybrids) == [
         "ms ms-g ms-then-u ms-hybrid",
         "ms ms-then-b ms-hybrid",
@@ -466,7 +466,7 @@ def test_failed_build_leaves_the_previous_site(
     def broken(*_args: object) -> list[render.Page]:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(other_pages, "cards_page", broken)
+    monkeypatch.setattr(render.Renderer, "cards", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         build(demo_store, out)
     assert _files(out) == before

@@ -11,7 +11,9 @@ from babel.messages.pofile import read_po
 from realdata import ROOT
 
 from kb.locales import BY_CODE, LOCALES
+from kb.site.data import CardEntry, SiteIndex
 from kb.site.i18n import CATALOG_DIR, catalog_path, translations
+from kb.site.render import home_page
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
@@ -63,7 +65,17 @@ def test_catalog_is_complete_with_placeholders_intact(locale: str) -> None:
 def test_plural_forms_follow_cldr(locale: str, counts: dict[int, str]) -> None:
     for count, text in counts.items():
         assert (
-            translations(locale).ngettext("%(count)s ruling", "%(count)s rulings", count)
-            % {"count": count}
+            translations(locale).ngettext("%(number)s ruling", "%(number)s rulings", count)
+            % {"number": count}
             == text
         )
+
+
+def test_counts_are_written_as_the_locale_writes_numbers() -> None:
+    """23.706 Karten, not 23706 Karten: the home page's counts through Babel."""
+    cards: list[CardEntry] = [CardEntry(f"Card {n}", {}, n, f"card-{n}") for n in range(1234)]
+    site = SiteIndex(cards, {}, 23706)
+    german = home_page(site, BY_CODE["de"], (BY_CODE["en"], BY_CODE["de"])).text
+    assert "1.234 Karten" in german and "23.706 " in german
+    french = home_page(site, BY_CODE["fr"], (BY_CODE["fr"],)).text
+    assert "1\u202f234 cartes" in french

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from kb.tagging import MechanicMatcher, slugify_mechanic
+from kb.tagging import (
+    RULES_VOCABULARY,
+    MechanicMatcher,
+    _first_words,
+    rule_pattern,
+    slugify_mechanic,
+)
 
 PATTERNS = [
     (1, r"\bspree\b"),
@@ -42,3 +48,124 @@ def test_mechanic_slugs() -> None:
     assert slugify_mechanic("First strike") == "first-strike"
     assert slugify_mechanic("Jump-start") == "jump-start"
     assert slugify_mechanic("Aura Swap") == "aura-swap"
+
+
+def _rules_matcher(*names: str, cards: tuple[str, ...] = ()) -> MechanicMatcher:
+    """A matcher of the keyword actions (701) named, as the rules parser gives them."""
+    patterns = [(i, rule_pattern("keyword_action", name)) for i, name in enumerate(names)]
+    return MechanicMatcher(patterns, cards)
+
+
+@pytest.mark.parametrize("name", ["Cast", "Activate", "Play", "Sacrifice", "Tap and Untap"])
+def test_the_rules_vocabulary_tags_by_no_word(name: str) -> None:
+    assert rule_pattern("keyword_action", name) is None
+    assert slugify_mechanic(name) in RULES_VOCABULARY
+
+
+@pytest.mark.parametrize(
+    ("text", "tagged"),
+    [
+        ("Counter target spell unless its controller pays {3}.", True),
+        ("If that spell is countered, nothing happens.", True),
+        ("Spells that would counter it can still be cast.", True),
+        ("Kadena's Silencer can't counter an activated mana ability.", True),
+        ("A spell or ability counters a spell only if it says so.", True),
+        ("Only effects that counter spells are ignored.", True),
+        ("Put a +1/+1 counter on target creature.", False),
+        ("Remove a counter from it. It can't have more than three counters.", False),
+        ("It won't receive a counter or gain indestructible.", False),
+        ("The number of counters it has is doubled.", False),
+    ],
+)
+def test_counter_tags_only_the_verb(text: str, tagged: bool) -> None:
+    assert _rules_matcher("Counter").matches(text) == ({0} if tagged else set())
+
+
+@pytest.mark.parametrize(
+    ("text", "tagged"),
+    [
+        ("If you double a negative life total, you do the real math.", True),
+        ("Double the number of +1/+1 counters on it.", True),
+        ("Doubling a creature's power gives it +X/+0.", True),
+        ("These amounts are then doubled to 4 and 6 damage, respectively.", True),
+        ("Planeswalkers enter with double the normal number of loyalty counters.", True),
+        ("Double strike isn't an effect, so it's not doubled.", False),
+        ("If a creature loses double strike, it deals no more damage.", False),
+        ("Double-faced cards have a face on each side.", False),
+        ("You may cast Double Negative with no targets.", False),
+        ("Treat Body Double as though it were the chosen card.", False),
+    ],
+)
+def test_double_tags_only_doubling(text: str, tagged: bool) -> None:
+    assert _rules_matcher("Double").matches(text) == ({0} if tagged else set())
+
+
+def test_support_tags_the_action_not_the_english_word() -> None:
+    matcher = _rules_matcher("Support")
+    assert matcher.matches("You can't put two counters on one target with support 2.") == {0}
+    assert matcher.matches("If you support the Phyrexians, choose an opponent.") == set()
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Mill", "One of the cards you just milled."),
+        ("Mill", "If a player mills a land."),
+        ("Scry", "You scried 2 before you drew."),
+        ("Fight", "The creatures fought each other."),
+        ("Surveil", "The cards you surveilled."),
+        ("Regenerate", "A regeneration shield will save it."),
+        ("Monstrosity", "Once it has become monstrous, it can't become monstrous again."),
+        ("Venture into the Dungeon", "If you ventured into the dungeon this turn."),
+    ],
+)
+def test_keyword_actions_tag_every_form_of_their_verb(name: str, text: str) -> None:
+    matcher = _rules_matcher(name)
+    assert matcher.matches(text) == {0}
+    # The verb's forms are indexed: the same as the regular expression says, with no full scan.
+    assert matcher._always == []
+
+
+def test_verb_forms_stay_whole_words() -> None:
+    assert _rules_matcher("Mill").matches("A windmill and the Millstone.") == set()
+
+
+def test_a_cards_name_is_not_its_mechanic() -> None:
+    patterns = [(1, r"\bstorm\b"), (2, r"\bfear\b"), (3, r"\bfortify\b")]
+    names = ("Storm Entity", "Smell Fear", "Fortify", "Eye of the Storm")
+    matcher = MechanicMatcher(patterns, names)
+    assert matcher.matches("Storm Entity's ability counts spells.") == set()
+    assert matcher.matches("A copy created by Eye of the Storm isn't a card.") == set()
+    assert matcher.matches("Storm Entity doesn't have storm.") == {1}
+    assert matcher.matches("You can't cast Smell Fear just to proliferate.") == set()
+    # A name that is only the word is a name inside a sentence, the word at a sentence's start.
+    assert (
+        matcher.matches("Creatures that come under your control after Fortify resolves.") == set()
+    )
+    assert matcher.matches("Fortify is an activated ability of Fortifications.") == {3}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If it isn't destroyed (most likely because it has indestructible), draw a card.",
+        "If it isn't destroyed, perhaps because it has indestructible, draw a card.",
+        "Costs (such as an indestructible cost) are added first.",
+        "It doesn't get counters for copies (as with indestructible), just for spells.",
+    ],
+)
+def test_a_mechanic_named_as_an_example_or_a_likely_reason_is_not_tagged(text: str) -> None:
+    matcher = MechanicMatcher([(1, r"\bindestructible\b")])
+    assert matcher.matches(text) == set()
+    assert matcher.matches(text + " It gains indestructible.") == {1}
+
+
+@pytest.mark.parametrize("name", ["Counter", "Double", "Support"])
+def test_a_senses_pattern_is_indexed_by_its_verbs_forms(name: str) -> None:
+    """A sense's pattern runs only on texts that hold a form of its verb, not on every text."""
+    matcher = _rules_matcher(name)
+    assert matcher._always == []
+    pattern = rule_pattern("keyword_action", name)
+    assert pattern is not None
+    for word in sorted(_first_words(pattern)):
+        assert word.startswith(name.lower()[:5])

@@ -12,7 +12,7 @@ from kb.derived import ruling_keys
 from kb.importers.seed_pages import parse_page
 from kb.locales import BY_CODE, LOCALE_CODES, canonical_locale
 from kb.records import ParseError
-from kb.site.render import CldrDates, medium_date
+from kb.site.dates import CldrDates, medium_date
 from kb.text import better_text, normalize, text_key
 
 
@@ -83,7 +83,7 @@ def test_source_spellings_map_onto_canonical_locales(spelling: str, code: str | 
 
 @pytest.mark.parametrize("locale", LOCALE_CODES)
 def test_site_dates_are_babels_in_every_locale(locale: str) -> None:
-    """The site writes dates a field at a time (render.CldrDates): the same text as Babel's
+    """The site writes dates a field at a time (dates.CldrDates): the same text as Babel's
     for every day of 2000 to 2030, in the medium format and in patterns with other fields (the
     weekday: Babel's own path) and a literal percent sign."""
     babel_locale = BabelLocale.parse(BY_CODE[locale].babel)

@@ -22,6 +22,10 @@ COMMANDS = {
         "kb.cli.site_commands:build_command",
         "Build the static site: home, A–Z index, card and mechanic pages per locale.",
     ),
+    "datasette": Lazy(
+        "kb.cli.datasette_commands:datasette_command",
+        "Browse the store read-only in Datasette, with the saved queries (Ctrl-C stops).",
+    ),
     "db": Lazy(
         "kb.cli.db_commands:db_group",
         "Manage the store's schema (Alembic migrations underneath).",
@@ -69,6 +73,10 @@ COMMANDS = {
     "sql": Lazy(
         "kb.cli.query_commands:sql_command",
         "Run one read-only SQL query (QUERY, '-' for stdin, or --file).",
+    ),
+    "translations": Lazy(
+        "kb.cli.translation_commands:translations_group",
+        "Translate rulings in PO editors: export a locale, import it back, see the coverage.",
     ),
 }
 """Every kb command: where it is, and the first paragraph of its help."""

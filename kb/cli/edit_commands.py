@@ -1,5 +1,5 @@
-"""Audited edits: ``kb edit`` (ruling texts, names, tags, translations, reviews), ``kb
-history`` and ``kb revert``."""
+"""Audited edits: ``kb edit`` (ruling texts, names, printed texts, tags, translations,
+reviews), ``kb history`` and ``kb revert``."""
 
 from __future__ import annotations
 
@@ -63,6 +63,68 @@ def edit_card_name(
     """Add or change the name of CARD (id, English or localized name) in LOCALE."""
     with clear_errors(refused=REFUSED):
         _done(edits.set_card_name(app.engine(), editor, card, locale, name, expect_name))
+
+
+def _printed_command(column: str, argument: str, help_text: str) -> click.Command:
+    action, _ = edits.PRINTED_COLUMNS[column]
+    face_required = column == "face_name"
+
+    @click.argument("card")
+    @click.argument("locale", type=LOCALE_CHOICE)
+    @click.argument(argument.lower())
+    @click.option(
+        "--face",
+        type=int,
+        required=face_required,
+        default=None if face_required else 0,
+        show_default=not face_required,
+        help="The face's position (0 for the first, the only one of a card of one face).",
+    )
+    @click.option("--expect", help="What you saw (default: what is stored now); else a conflict.")
+    @editor_option
+    @pass_app
+    def command(
+        app: App,
+        /,
+        card: str,
+        locale: str,
+        face: int,
+        expect: str | None,
+        editor: str,
+        **value: str,
+    ) -> None:
+        with clear_errors(refused=REFUSED):
+            new = value[argument.lower()]
+            _done(edits.set_printed(app.engine(), editor, card, locale, column, new, face, expect))
+
+    command.__doc__ = help_text
+    return click.command(action)(command)
+
+
+edit_group.add_command(
+    _printed_command(
+        "text",
+        "TEXT",
+        "Add or correct the rules text printed on CARD in LOCALE (kept over a later import of "
+        "the same printed text).",
+    )
+)
+edit_group.add_command(
+    _printed_command(
+        "type_line",
+        "TYPE_LINE",
+        "Add or correct the type line printed on CARD in LOCALE (kept over a later import of "
+        "the same printed type line).",
+    )
+)
+edit_group.add_command(
+    _printed_command(
+        "face_name",
+        "NAME",
+        "Add or correct the printed name of a face of CARD in LOCALE (kept over a later import "
+        "of the same name).",
+    )
+)
 
 
 def _tag_command(tagged: bool) -> click.Command:

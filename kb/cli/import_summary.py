@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the loader is the writer: kb build does without it
@@ -19,6 +20,7 @@ def summary_lines(summary: Summary, verbose: bool = False) -> list[str]:
         f"{c['names unchanged']} unchanged"
         + _as_edited(c["names as edited"])
         + _kept_official(c["names kept official"]),
+        *_texts_line(c),
         f"rulings: {c['rulings new']} new, {c['rulings reused']} reused, "
         f"{c['rulings improved']} improved (damaged copies mended)"
         + _as_edited(c["rulings as edited"]),
@@ -43,6 +45,17 @@ def summary_lines(summary: Summary, verbose: bool = False) -> list[str]:
     if not summary.changed:
         lines.append("nothing changed: the store already held all of it")
     return lines
+
+
+def _texts_line(c: Counter[str]) -> list[str]:
+    """The printed texts' line, where the files had any (most of kb's own have none)."""
+    keys = ("texts new", "texts changed", "texts unchanged", "texts as edited")
+    if not any(c[key] for key in keys):
+        return []
+    return [
+        f"printed texts: {c['texts new']} new, {c['texts changed']} from a later printing, "
+        f"{c['texts unchanged']} unchanged" + _as_edited(c["texts as edited"])
+    ]
 
 
 def _kept_official(count: int) -> str:

@@ -1,6 +1,7 @@
 """Parser for the Magic Comprehensive Rules text: keyword actions, keyword abilities, terms.
 
-Each keyword has a heading rule, "702.2. Deathtouch", followed by subrules "702.2a ...". Wizards
+Each keyword has a heading rule, "702.2. Deathtouch", followed by subrules "702.2a ...", the first
+of which defines it (kept as the mechanic's rule text). Wizards
 publish the file unindented; some copies indent rules by depth and start with a byte-order mark.
 The table of contents names only the sections ("702. Keyword Abilities"), never a keyword's
 "702.N." heading, so matching headings by their number skips it. Old editions end lines with a bare
@@ -13,11 +14,12 @@ import contextlib
 import io
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import BinaryIO
 
 from kb.importers.streams import read_errors_as_parse_errors
 from kb.records import MechanicRecord
-from kb.tagging import slugify_mechanic, word_pattern
+from kb.tagging import rule_pattern, slugify_mechanic
 
 _KIND_BY_SECTION = {"701": "keyword_action", "702": "keyword_ability"}
 
@@ -38,16 +40,26 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
     ``pattern`` is lower case, meant to be matched with re.IGNORECASE.
     """
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline=None)
+    pending: MechanicRecord | None = None
+    """A keyword whose heading was read: its defining subrule (702.29a) may follow."""
     with read_errors_as_parse_errors(path), _detached(text):
         for line_number, line in enumerate(text, start=1):
+            if pending is not None and line.strip():
+                defining = line.lstrip().startswith(f"{pending.rule}a ")
+                if defining:
+                    pending = replace(pending, rule_text=_limited(line.strip()))
+                yield pending
+                pending = None
+                if defining:
+                    continue
             if keyword := _KEYWORD_HEADING.match(line):
-                name = keyword["name"]
-                yield MechanicRecord(
+                name, kind = keyword["name"], _KIND_BY_SECTION[keyword["section"]]
+                pending = MechanicRecord(
                     slug=slugify_mechanic(name),
-                    kind=_KIND_BY_SECTION[keyword["section"]],
+                    kind=kind,
                     rule=keyword["rule"],
                     names={"en": name},
-                    pattern=word_pattern(name),
+                    pattern=rule_pattern(kind, name),
                     line=line_number,
                 )
             elif term := _TERM_DEFINITION.match(line):
@@ -59,8 +71,19 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
                     names={"en": name},
                     # Terms stand for a group of objects and are used in the plural: "outlaws".
                     pattern=rf"\b{re.escape(name.lower())}s?\b",
+                    rule_text=_limited(line.strip()),
                     line=line_number,
                 )
+        if pending is not None:
+            yield pending
+
+
+def _limited(rule: str) -> str:
+    """A rule's text, cut at RULE_TEXT_LIMIT characters (a rule runs to a few hundred)."""
+    return rule if len(rule) <= RULE_TEXT_LIMIT else rule[: RULE_TEXT_LIMIT - 1] + "…"
+
+
+RULE_TEXT_LIMIT = 2000
 
 
 @contextlib.contextmanager

@@ -21,16 +21,20 @@ from kb.records import (
     CardRecord,
     CardRef,
     MechanicRecord,
+    OracleFace,
     ParseError,
+    PrintedTextRecord,
     Record,
     RulingRecord,
 )
 
 MAX_NAME_CHARS: Final = 500
 """A card's name in any locale (English, localized, a face's), a mechanic's name, a page's title,
-and a card's type line and mana cost."""
+and a card's type line (Oracle or printed, in any locale) and mana cost."""
 MAX_TEXT_CHARS: Final = 10_000
-"""A ruling's text and a card's rules text."""
+"""A ruling's text and a card's rules text (Oracle or printed, in any locale)."""
+MAX_CODE_CHARS: Final = 32
+"""A printing's set code and collector number (the real corpus's longest: 5 and 7)."""
 MAX_LINE_BYTES: Final = 64 * 1024
 """A line of a text format, in bytes as stored (decompressed): room for the longest ruling in
 any script (up to 4 bytes a character) with its date."""
@@ -52,6 +56,17 @@ def _fits(record: Record) -> bool:
         return len(record.text) <= MAX_TEXT_CHARS and _fits_ref(record.card)
     if isinstance(record, CardNameRecord):
         return len(record.name) <= MAX_NAME_CHARS and _fits_ref(record.card)
+    if isinstance(record, PrintedTextRecord):
+        return (
+            len(record.text or "") <= MAX_TEXT_CHARS
+            and len(record.english_text or "") <= MAX_TEXT_CHARS
+            and len(record.type_line or "") <= MAX_NAME_CHARS
+            and len(record.english_type_line or "") <= MAX_NAME_CHARS
+            and len(record.face_name or "") <= MAX_NAME_CHARS
+            and len(record.printing.set_code or "") <= MAX_CODE_CHARS
+            and len(record.printing.collector_number or "") <= MAX_CODE_CHARS
+            and _fits_ref(record.card)
+        )
     if isinstance(record, CardRecord):
         return (
             len(record.name) <= MAX_NAME_CHARS
@@ -59,8 +74,17 @@ def _fits(record: Record) -> bool:
             and len(record.type_line or "") <= MAX_NAME_CHARS
             and len(record.mana_cost or "") <= MAX_NAME_CHARS
             and max(map(len, (*record.faces, *record.keywords)), default=0) <= MAX_NAME_CHARS
+            and all(map(_fits_face, record.oracle_faces))
         )
     return False  # mechanics are a few hundred: _fields looks at each of theirs
+
+
+def _fits_face(face: OracleFace) -> bool:
+    return (
+        len(face.oracle_text or "") <= MAX_TEXT_CHARS
+        and len(face.type_line or "") <= MAX_NAME_CHARS
+        and len(face.mana_cost or "") <= MAX_NAME_CHARS
+    )
 
 
 def _fits_ref(card: CardRef) -> bool:
@@ -85,6 +109,19 @@ def _fields(record: Record) -> Iterator[tuple[str, str | None, int]]:
         yield "a type line", record.type_line, MAX_NAME_CHARS
         yield "a mana cost", record.mana_cost, MAX_NAME_CHARS
         yield "a card's rules text", record.oracle_text, MAX_TEXT_CHARS
+        for oracle_face in record.oracle_faces:
+            yield "a face's type line", oracle_face.type_line, MAX_NAME_CHARS
+            yield "a face's mana cost", oracle_face.mana_cost, MAX_NAME_CHARS
+            yield "a face's rules text", oracle_face.oracle_text, MAX_TEXT_CHARS
+    elif isinstance(record, PrintedTextRecord):
+        yield "a face's printed name", record.face_name, MAX_NAME_CHARS
+        yield "a printed type line", record.type_line, MAX_NAME_CHARS
+        yield "a printed text", record.text, MAX_TEXT_CHARS
+        yield "an English printed type line", record.english_type_line, MAX_NAME_CHARS
+        yield "an English printed text", record.english_text, MAX_TEXT_CHARS
+        yield "a set code", record.printing.set_code, MAX_CODE_CHARS
+        yield "a collector number", record.printing.collector_number, MAX_CODE_CHARS
+        yield from _card_ref(record.card)
     elif isinstance(record, MechanicRecord):
         yield "a mechanic's slug", record.slug, MAX_NAME_CHARS
         for name in record.names.values():

@@ -4,10 +4,13 @@ MTGJSON lists a card once per printing, and a multi-face card once per face: eac
 ``faceName`` and ``side`` and the card's full ``name`` ("Fire // Ice"). This parser regroups faces
 into one Oracle card, keyed by ``identifiers.scryfallOracleId`` (or the name where MTGJSON has
 none, as on reversible cards), and yields it once per file with its foreign names and rulings,
-each once per card however many printings repeat them.
+each once per card however many printings repeat them, and the printed texts of its
+printings: for each card, locale and face, the text of the set's printing that ranks highest
+(``Printing.rank``), once per set (the loader keeps the most recent printing's).
 
-Cards are streamed one at a time with ijson (AllPrintings one set at a time, AtomicCards one card
-at a time); what is kept across a file is only what dedupes: card keys and hashes of ruling texts.
+Sets are read one at a time with ijson (a set file's set whole, as AllPrintings' sets: its
+``releaseDate`` follows its ``cards``, and a printed text needs it), AtomicCards one card at a
+time; what is kept across a file is only what dedupes: card keys and hashes of ruling texts.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from kb.importers.streams import (
     ATOMIC_CARDS,
     BARE_SET,
     SET_FILE,
-    json_array_items,
     json_head_events,
     json_kvitems,
     json_object,
@@ -43,12 +45,17 @@ from kb.records import (
     CardNameRecord,
     CardRecord,
     CardRef,
+    OracleFace,
     ParseError,
+    PrintedTextRecord,
+    Printing,
     RulingRecord,
 )
 
-MtgjsonRecord = CardRecord | CardNameRecord | RulingRecord
+MtgjsonRecord = CardRecord | CardNameRecord | RulingRecord | PrintedTextRecord
 Face = dict[str, object]
+TextKey = tuple[str, str, int]
+"""A printed text's card key, locale and face."""
 
 
 def parse(stream: BinaryIO, path: str) -> Iterator[MtgjsonRecord]:
@@ -67,29 +74,56 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MtgjsonRecord]:
         if shape is None:
             raise ParseError(path, "not an MTGJSON set, AllPrintings or AtomicCards file")
         cards = _OracleCards(path)
-        for number, value in enumerate(_face_objects(replay(head, stream), shape, path), start=1):
-            yield from cards.add(json_object(value, f"card {number}", path), f"card {number}")
+        number = 0
+        for printing, faces in _sets(replay(head, stream), shape, path):
+            cards.printing = printing
+            for value in faces:
+                number += 1
+                yield from cards.add(json_object(value, f"card {number}", path), f"card {number}")
+            yield from cards.end_set()
         yield from cards.flush()
 
 
-def _face_objects(stream: BinaryIO, shape: str, path: str) -> Iterator[object]:
-    if shape == SET_FILE:
-        return json_array_items(stream, "data.cards", path)
-    if shape == BARE_SET:
-        return json_array_items(stream, "cards", path)
-    if shape == ALL_PRINTINGS:
+def _sets(stream: BinaryIO, shape: str, path: str) -> Iterator[tuple[Printing, Iterable[object]]]:
+    """Each set of the file as the printing its cards share (set code, release date), with its
+    card objects; AtomicCards, of no printing, as one set of every card's faces."""
+    if shape in (SET_FILE, BARE_SET):
+        prefix = "data" if shape == SET_FILE else ""
+        # The set's keys one value at a time: its cards come before its release date.
+        card_set = dict(json_kvitems(stream, prefix))
+        where = f"{prefix}.cards" if prefix else "cards"
+        if "cards" in card_set and not isinstance(card_set["cards"], list):
+            found = card_set["cards"]
+            shown = {dict: "an object", type(None): "null"}.get(type(found)) or _shown(found)
+            raise ParseError(path, f"{where} {shown} is not a list")
+        yield _set_printing(card_set, "set", path), _set_cards("", card_set, path)
+    elif shape == ALL_PRINTINGS:
         # One whole set at a time (a set is small): an ijson prefix cannot name "any key".
-        sets = json_kvitems(stream, "data")
-        return (card for code, card_set in sets for card in _set_cards(code, card_set, path))
-    if shape == ATOMIC_CARDS:
+        for code, value in json_kvitems(stream, "data"):
+            cards = _set_cards(code, value, path)
+            where = f"set {code}"
+            yield _set_printing(json_object(value, where, path), where, path), cards
+    elif shape == ATOMIC_CARDS:
         # A card's faces; a value that is not a list is passed on to be reported as not a card.
         atomic_cards = json_kvitems(stream, "data")
-        return (
-            face
-            for _, faces in atomic_cards
-            for face in (faces if isinstance(faces, list) else [faces])
+        yield (
+            Printing(),
+            (
+                face
+                for _, faces in atomic_cards
+                for face in (faces if isinstance(faces, list) else [faces])
+            ),
         )
-    raise AssertionError(f"unknown MTGJSON shape {shape}")
+    else:
+        raise AssertionError(f"unknown MTGJSON shape {shape}")
+
+
+def _set_printing(card_set: dict[str, object], where: str, path: str) -> Printing:
+    """What a set's printings share: its code and release date (a card's own ``setCode`` and
+    ``number`` complete it)."""
+    code = optional_str(card_set, "code", where, path)
+    released_on = optional_iso_date(card_set, "releaseDate", where, path)
+    return Printing(code.upper() if code else None, None, released_on)
 
 
 def _set_cards(code: str, card_set: object, path: str) -> list[object]:
@@ -137,6 +171,12 @@ class _OracleCards:
         self._yielded_cards: set[str] = set()
         self._yielded_names: set[tuple[str, str]] = set()
         self._yielded_rulings: set[tuple[str, bytes]] = set()
+        self.printing = Printing()
+        """The set being read: its code and release date."""
+        self._texts: dict[TextKey, PrintedTextRecord] = {}
+        """The set's printed texts so far, the highest-ranking printing's per key."""
+        self._waiting: dict[str, list[PrintedTextRecord]] = {}
+        """Printed texts of cards not yielded yet (faces still to come), by card key."""
 
     def add(self, face: Face, where: str) -> Iterator[MtgjsonRecord]:
         name, face_names = _oracle_name(face, where, self._path)
@@ -152,6 +192,16 @@ class _OracleCards:
             return
         yield from self._card(key, oracle_id, name, face_names, group)
 
+    def end_set(self) -> Iterator[PrintedTextRecord]:
+        """The set's printed texts, once per card, locale and face; those of a card still to
+        come wait for it (a text's card must be in the store before the text)."""
+        for (key, _, _), record in self._texts.items():
+            if key in self._yielded_cards:
+                yield record
+            else:
+                self._waiting.setdefault(key, []).append(record)
+        self._texts.clear()
+
     def flush(self) -> Iterator[MtgjsonRecord]:
         """The cards some of whose faces the file lacks (an excerpt, a promo of one face)."""
         for key, group in self._pending.items():
@@ -160,6 +210,9 @@ class _OracleCards:
             name, face_names = _oracle_name(face, where, self._path)
             yield from self._card(key, oracle_id, name, face_names, group)
         self._pending.clear()
+        for waiting in self._waiting.values():
+            yield from waiting  # only texts whose card never came: the loader warns
+        self._waiting.clear()
 
     def _card(
         self,
@@ -189,21 +242,51 @@ class _OracleCards:
             keywords=tuple(dict.fromkeys(keyword for face in keywords for keyword in face)),
             layout=optional_str(first, "layout", where, self._path),
             faces=face_names,
+            oracle_faces=self._oracle_faces(face_names, faces),
             where=where,
         )
         yield from self._names_and_rulings(key, CardRef(oracle_id, name), group)
+        yield from self._waiting.pop(key, [])
+
+    def _oracle_faces(
+        self, face_names: tuple[str, ...], faces: list[tuple[str, Face]]
+    ) -> tuple[OracleFace, ...]:
+        """Each face of ``face_names`` in English, from its face object where the file has one
+        (a meld card's back is another card's)."""
+        by_name = {
+            optional_str(face, "faceName", where, self._path): (where, face)
+            for where, face in faces
+        }
+        oracle_faces = []
+        for face_name in face_names:
+            if face_name not in by_name:
+                oracle_faces.append(OracleFace(face_name))
+                continue
+            where, face = by_name[face_name]
+            oracle_faces.append(
+                OracleFace(
+                    face_name,
+                    optional_str(face, "manaCost", where, self._path),
+                    optional_str(face, "type", where, self._path),
+                    optional_str(face, "text", where, self._path),
+                )
+            )
+        return tuple(oracle_faces)
 
     def _names_and_rulings(
         self, key: str, card: CardRef, group: Iterable[tuple[str, Face]]
     ) -> Iterator[MtgjsonRecord]:
         for where, face in group:
-            for entry in object_list(face, "foreignData", where, self._path):
+            foreign = object_list(face, "foreignData", where, self._path)
+            printing = self._face_printing(face, where) if foreign else self.printing
+            for entry in foreign:
                 language = required_str(entry, "language", f"{where} foreignData", self._path)
                 locale = canonical_locale(language) or language
                 if (key, locale) not in self._yielded_names:
                     self._yielded_names.add((key, locale))
                     name = self._foreign_name(face, entry, where)
                     yield CardNameRecord(card, locale, name, where=f"{where} foreignData")
+                self._add_text(key, card, locale, face, entry, printing, where)
             for position, ruling in enumerate(object_list(face, "rulings", where, self._path)):
                 at = f"{where} ruling {position + 1}"
                 text = required_str(ruling, "text", at, self._path)
@@ -215,6 +298,52 @@ class _OracleCards:
                     published_on = optional_iso_date(ruling, "date", at, self._path)
                     yield RulingRecord(card, text, published_on, position, where=at)
 
+    def _face_printing(self, face: Face, where: str) -> Printing:
+        """The printing a face object is of: the set's, with the card's own code and number."""
+        code = optional_str(face, "setCode", where, self._path)
+        return Printing(
+            code.upper() if code else self.printing.set_code,
+            optional_str(face, "number", where, self._path),
+            self.printing.released_on,
+        )
+
+    def _add_text(
+        self,
+        key: str,
+        card: CardRef,
+        locale: str,
+        face: Face,
+        entry: Face,
+        printing: Printing,
+        where: str,
+    ) -> None:
+        """Keep a foreign entry's printed text if it has one and its printing ranks highest of
+        the set's for its card, locale and face (the first of equal ranks)."""
+        at = f"{where} foreignData"
+        text = optional_str(entry, "text", at, self._path)
+        type_line = optional_str(entry, "type", at, self._path)
+        if text is None and type_line is None:
+            return  # a name only, as older sets' foreign entries are
+        _, face_names = _oracle_name(face, where, self._path)
+        english_face = optional_str(face, "faceName", where, self._path)
+        position = face_names.index(english_face) if english_face in face_names else 0
+        text_key = (key, locale, position)
+        kept = self._texts.get(text_key)
+        if kept is not None and kept.printing.rank >= printing.rank:
+            return
+        self._texts[text_key] = PrintedTextRecord(
+            card,
+            locale,
+            face=position,
+            face_name=optional_str(entry, "faceName", at, self._path) if face_names else None,
+            type_line=type_line,
+            text=text,
+            english_type_line=optional_str(face, "originalType", where, self._path),
+            english_text=optional_str(face, "originalText", where, self._path),
+            printing=printing,
+            where=at,
+        )
+
     def _foreign_name(self, face: Face, entry: Face, where: str) -> str:
         """A card's name in a language: MTGJSON already joins a multi-face card's foreign face
         names ("Sonnenuntergang // Sonnenaufgang") on every face, as in its English ``name``; a
@@ -224,6 +353,12 @@ class _OracleCards:
             face_name = optional_str(entry, "faceName", where, self._path)
             return face_name or required_str(entry, "name", where, self._path)
         return _collapsed_faces(required_str(entry, "name", where, self._path))[0]
+
+
+def _shown(value: object) -> str:
+    """A value as the errors quote it (as kb.importers.streams does)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _first_face_per_side(group: list[tuple[str, Face]]) -> list[tuple[str, Face]]:

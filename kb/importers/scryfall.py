@@ -35,9 +35,14 @@ from kb.records import (
     CardNameRecord,
     CardRecord,
     CardRef,
+    OracleFace,
     ParseError,
+    PrintedTextRecord,
+    Printing,
     RulingRecord,
 )
+
+CardObjectRecord = CardRecord | CardNameRecord | PrintedTextRecord
 
 
 def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
@@ -66,8 +71,9 @@ def parse_rulings(stream: BinaryIO, path: str) -> Iterator[RulingRecord]:
             positions[oracle_id] += 1
 
 
-def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardRecord | CardNameRecord]:
-    """For each Oracle card, its card record once; for each non-English object, its printed name.
+def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardObjectRecord]:
+    """For each Oracle card, its card record once; for each non-English object, its printed name
+    and its printed texts (a face's ``printed_type_line`` and ``printed_text``), one per face.
 
     Scryfall has one object per printing and language. Every object carries the Oracle card in
     English (``name``, ``oracle_text``, ...), so the first object of a card gives the card, even
@@ -87,9 +93,10 @@ def parse_cards(stream: BinaryIO, path: str) -> Iterator[CardRecord | CardNameRe
 
 def _card_records(
     item: dict[str, object], cards_seen: set[str], where: str, path: str, line: int | None
-) -> list[CardRecord | CardNameRecord]:
-    """One card object's records: its Oracle card the first time, its printed name if any."""
-    records: list[CardRecord | CardNameRecord] = []
+) -> list[CardObjectRecord]:
+    """One card object's records: its Oracle card the first time, its printed name and texts
+    if any."""
+    records: list[CardObjectRecord] = []
     faces = object_list(item, "card_faces", where, path)
     oracle_id = _oracle_id(item, faces, where, path)
     english_name = required_str(item, "name", where, path)
@@ -99,18 +106,41 @@ def _card_records(
     lang = optional_str(item, "lang", where, path) or "en"
     if lang == "en":
         return records
+    card = CardRef(oracle_id=oracle_id, name=english_name)
+    locale = canonical_locale(lang) or lang
     printed_name = _printed_name(item, faces, where, path)
     if printed_name is not None:
+        records.append(CardNameRecord(card, locale, printed_name, line=line, where=where))
+    printing = _printing(item, where, path)
+    for position, face in enumerate(faces or [item]):
+        type_line = optional_str(face, "printed_type_line", where, path)
+        text = optional_str(face, "printed_text", where, path)
+        if type_line is None and text is None:
+            continue
+        face_name = optional_str(face, "printed_name", where, path) if faces else None
         records.append(
-            CardNameRecord(
-                card=CardRef(oracle_id=oracle_id, name=english_name),
-                locale=canonical_locale(lang) or lang,
-                name=printed_name,
+            PrintedTextRecord(
+                card,
+                locale,
+                face=position,
+                face_name=face_name,
+                type_line=type_line,
+                text=text,
+                printing=printing,
                 line=line,
                 where=where,
             )
         )
     return records
+
+
+def _printing(item: dict[str, object], where: str, path: str) -> Printing:
+    code = optional_str(item, "set", where, path)
+    return Printing(
+        code.upper() if code else None,
+        optional_str(item, "collector_number", where, path),
+        optional_iso_date(item, "released_at", where, path),
+    )
 
 
 def _card_record(
@@ -144,6 +174,15 @@ def _card_record(
         keywords=str_list(item, "keywords", where, path),
         layout=optional_str(item, "layout", where, path),
         faces=tuple(required_str(face, "name", where, path) for face in faces),
+        oracle_faces=tuple(
+            OracleFace(
+                required_str(face, "name", where, path),
+                optional_str(face, "mana_cost", where, path),
+                optional_str(face, "type_line", where, path),
+                optional_str(face, "oracle_text", where, path),
+            )
+            for face in faces
+        ),
         where=where,
         line=line,
     )

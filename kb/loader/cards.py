@@ -15,9 +15,11 @@ from kb.loader.state import LoadState
 from kb.loader.tables import card_faces, card_mechanics, card_names, cards
 from kb.loader.tags import Tags
 from kb.locales import canonical_locale
-from kb.records import CardNameRecord, CardRecord
+from kb.records import CardNameRecord, CardRecord, OracleFace
 
 HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
+FACE_COLUMNS = ("name", "mana_cost", "type_line", "oracle_text")
+"""card_faces' columns, named as OracleFace's fields."""
 
 
 class Cards:
@@ -37,6 +39,8 @@ class Cards:
         self.mechanics = mechanics
         self.tags = tags
         self._cards_loaded: set[int] = set()
+        self._faces_loaded: set[int] = set()
+        """Cards whose faces a record of this run gave: later records do not change them."""
 
     def load(self, records: Sequence[CardRecord]) -> None:
         if not records:
@@ -46,7 +50,7 @@ class Cards:
             cards.c.name, {r.name for r in records if r.oracle_id not in by_oracle}
         )
         wanted_tags: dict[int, set[int]] = {}
-        wanted_faces: dict[int, tuple[str, ...]] = {}
+        wanted_faces: dict[int, tuple[OracleFace, ...]] = {}
         english_names: dict[tuple[int, str], str] = {}
         term_matcher = self.mechanics.term_matcher()
         placed: list[tuple[CardRecord, dict[str, Any]]] = []
@@ -105,8 +109,10 @@ class Cards:
         for record, row in placed:
             card_id = row["id"]
             self._cards_loaded.add(card_id)
-            if record.faces:
-                wanted_faces[card_id] = record.faces
+            if record.faces and card_id not in self._faces_loaded:
+                # As a card's fields: its first record in a run gives its faces.
+                self._faces_loaded.add(card_id)
+                wanted_faces[card_id] = record.oracle_faces or tuple(map(OracleFace, record.faces))
             tags = wanted_tags.setdefault(card_id, set())
             tags.update(self.mechanics.for_keyword(k).id for k in record.keywords)
             if card_id in fresh_ids:
@@ -133,16 +139,17 @@ class Cards:
             and (existing[key] is None or (not fill_only and key != "oracle_id"))
         }
 
-    def _sync_faces(self, wanted: dict[int, tuple[str, ...]]) -> None:
-        existing: dict[int, list[str]] = {}
+    def _sync_faces(self, wanted: dict[int, tuple[OracleFace, ...]]) -> None:
+        existing: dict[int, list[OracleFace]] = {}
+        columns = [card_faces.c[name] for name in FACE_COLUMNS]
         for chunk in chunks(wanted):
             query = (
-                select(card_faces.c.card_id, card_faces.c.name)
+                select(card_faces.c.card_id, *columns)
                 .where(card_faces.c.card_id.in_(chunk))
                 .order_by(card_faces.c.card_id, card_faces.c.position)
             )
-            for card_id, name in self.state.connection.execute(query):
-                existing.setdefault(card_id, []).append(name)
+            for card_id, *values in self.state.connection.execute(query):
+                existing.setdefault(card_id, []).append(OracleFace(*values))
         stale = [
             card_id for card_id, faces in wanted.items() if existing.get(card_id) != list(faces)
         ]
@@ -151,9 +158,13 @@ class Cards:
                 card_faces.delete().where(card_faces.c.card_id.in_(chunk))
             )
         rows = [
-            {"card_id": card_id, "position": position, "name": name}
+            {
+                "card_id": card_id,
+                "position": position,
+                **{name: getattr(face, name) for name in FACE_COLUMNS},
+            }
             for card_id in stale
-            for position, name in enumerate(wanted[card_id])
+            for position, face in enumerate(wanted[card_id])
         ]
         if rows:
             self.state.connection.execute(insert(card_faces), rows)

@@ -3,6 +3,7 @@ that tag cards and rulings with them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ from kb.loader.names import Names
 from kb.loader.state import LoadState
 from kb.loader.tables import mechanic_names, mechanics
 from kb.records import MechanicRecord
-from kb.tagging import MechanicMatcher, slugify_mechanic, word_pattern
+from kb.tagging import RULES_VOCABULARY, MechanicMatcher, rule_pattern, slugify_mechanic
 
 
 @dataclass
@@ -22,6 +23,7 @@ class KnownMechanic:
     kind: str
     rule: str | None
     pattern: str | None
+    rule_text: str | None
 
 
 class Mechanics:
@@ -31,7 +33,9 @@ class Mechanics:
         self.state = state
         self.names = names
         self._known = {
-            row.slug: KnownMechanic(row.id, row.slug, row.kind, row.rule, row.pattern)
+            row.slug: KnownMechanic(
+                row.id, row.slug, row.kind, row.rule, row.pattern, row.rule_text
+            )
             for row in state.connection.execute(select(mechanics))
         }
 
@@ -41,6 +45,7 @@ class Mechanics:
             "kind": record.kind,
             "rule": record.rule,
             "pattern": record.pattern,
+            "rule_text": record.rule_text,
         }
         if known is None:
             new_id = self.state.connection.execute(
@@ -50,10 +55,13 @@ class Mechanics:
             self.state.summary.counts["mechanics new"] += 1
             self.state.retag_everything = True
         else:
+            # A mechanic of the rules' vocabulary tags by no word, even where an older kb
+            # stored a pattern for it: None is its pattern, not a pattern unknown.
+            authoritative = {"pattern"} if record.slug in RULES_VOCABULARY else set()
             changes = {
                 key: value
                 for key, value in wanted.items()
-                if value is not None and getattr(known, key) != value
+                if (value is not None or key in authoritative) and getattr(known, key) != value
             }
             if changes:
                 self.state.connection.execute(
@@ -62,7 +70,8 @@ class Mechanics:
                 for key, value in changes.items():
                     setattr(known, key, value)
                 self.state.summary.counts["mechanics updated"] += 1
-                self.state.retag_everything = True
+                # The rule's text tags nothing: a new one leaves the tags as they are.
+                self.state.retag_everything |= bool(changes.keys() - {"rule_text"})
         self.names.upsert(
             mechanic_names,
             "mechanic_id",
@@ -78,13 +87,14 @@ class Mechanics:
                     slug=slug,
                     kind="keyword",
                     names={"en": keyword},
-                    pattern=word_pattern(keyword),
+                    pattern=rule_pattern("keyword", keyword),
                 )
             )
         return self._known[slug]
 
-    def matcher(self) -> MechanicMatcher:
-        return MechanicMatcher((m.id, m.pattern) for m in self._known.values())
+    def matcher(self, names: Iterable[str] = ()) -> MechanicMatcher:
+        """Tags rulings; ``names`` are the cards' names, which name no mechanic."""
+        return MechanicMatcher(((m.id, m.pattern) for m in self._known.values()), names)
 
     def term_matcher(self) -> MechanicMatcher:
         """Patterns that tag cards by their Oracle text: terms such as outlaw. Keyword

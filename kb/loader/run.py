@@ -21,7 +21,15 @@ from kb.loader.state import LoadState
 from kb.loader.summary import Summary
 from kb.loader.tables import sources
 from kb.loader.tags import Tags
-from kb.records import CardNameRecord, CardRecord, MechanicRecord, Record, RulingRecord
+from kb.loader.texts import Texts
+from kb.records import (
+    CardNameRecord,
+    CardRecord,
+    MechanicRecord,
+    PrintedTextRecord,
+    Record,
+    RulingRecord,
+)
 
 
 class Loader:
@@ -37,6 +45,7 @@ class Loader:
         self._references = CardReferences(self.state, names)
         self._cards = Cards(self.state, self._references, names, self._mechanics, self._tags)
         self._rulings = Rulings(self.state, self._references)
+        self._texts = Texts(self.state, self._references)
         self._counts_before: Counter[str] = Counter()
 
     @property
@@ -97,6 +106,7 @@ class Loader:
         self._cards.load([r for r in batch if isinstance(r, CardRecord)])
         self._cards.load_names([r for r in batch if isinstance(r, CardNameRecord)])
         self._rulings.load([r for r in batch if isinstance(r, RulingRecord)])
+        self._texts.load([r for r in batch if isinstance(r, PrintedTextRecord)])
 
     def locale_of_name(self, name: str, must_exist: bool = True) -> str | None:
         """The locale of a printed name, when the store knows it in exactly one (see

@@ -21,6 +21,8 @@ class Summary:
         "cards updated",
         "names new",
         "names changed",
+        "texts new",
+        "texts changed",
         "rulings new",
         "rulings improved",
         "links new",

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import Table, insert, select
+from sqlalchemy import Table, func, insert, select
 
 from kb.batches import chunks
 from kb.loader.mechanics import Mechanics
 from kb.loader.state import LoadState
-from kb.loader.tables import card_mechanics, card_rulings, cards, ruling_mechanics, rulings
+from kb.loader.tables import (
+    card_faces,
+    card_mechanics,
+    card_rulings,
+    cards,
+    ruling_mechanics,
+    rulings,
+)
 from kb.tagging import MechanicMatcher
 from kb.text import normalize
+
+GENERAL_SHARE = 0.1
+"""A mechanic's general ruling stands on at least this share of the mechanic's cards."""
 
 
 class Tags:
@@ -51,9 +61,15 @@ class Tags:
             ).scalars()
         else:
             ruling_ids = sorted(self.state.touched_rulings)
-        matcher = self.mechanics.matcher()
+        connection = self.state.connection
+        names = connection.execute(select(cards.c.name).union(select(card_faces.c.name)))
+        matcher = self.mechanics.matcher(names.scalars())
+        counts = select(card_mechanics.c.mechanic_id, func.count()).group_by(
+            card_mechanics.c.mechanic_id
+        )
+        card_counts = {mechanic_id: n for mechanic_id, n in connection.execute(counts)}
         for chunk in chunks(list(ruling_ids)):
-            self._tag_rulings(chunk, matcher)
+            self._tag_rulings(chunk, matcher, card_counts)
 
     def _retag_cards(self) -> None:
         term_matcher = self.mechanics.term_matcher()
@@ -67,7 +83,9 @@ class Tags:
                 card_mechanics, "card_id", {k: wanted[k] for k in chunk}, counter="card tags new"
             )
 
-    def _tag_rulings(self, ruling_ids: list[int], matcher: MechanicMatcher) -> None:
+    def _tag_rulings(
+        self, ruling_ids: list[int], matcher: MechanicMatcher, card_counts: dict[int, int]
+    ) -> None:
         query = select(rulings.c.id, rulings.c.text).where(rulings.c.id.in_(ruling_ids))
         texts = {row.id: row.text for row in self.state.connection.execute(query)}
         cards_of: dict[int, set[int]] = {}
@@ -90,9 +108,19 @@ class Tags:
         for ruling_id, text in texts.items():
             tags = matcher.matches(normalize(text))
             linked = cards_of.get(ruling_id, set())
-            # A ruling that stands on several cards, all of one mechanic, is its general ruling.
+            # A ruling that stands on several cards, all of one mechanic, is its general ruling,
+            # unless it names one of the mechanics they share (the disturb rulings of twelve
+            # flying Spirits are about disturb, not flying) or stands on too few of the
+            # mechanic's cards: the rulings that two partners or five Curses share are about
+            # them, not about partner or enchant.
             if len(linked) >= 2:
-                tags |= set.intersection(*(tags_of_card.get(c, set()) for c in linked))
+                shared = set.intersection(*(tags_of_card.get(c, set()) for c in linked))
+                if not tags & shared:
+                    tags |= {
+                        mechanic_id
+                        for mechanic_id in shared
+                        if len(linked) >= GENERAL_SHARE * card_counts.get(mechanic_id, 0)
+                    }
             if tags:
                 wanted[ruling_id] = tags
         self.add(ruling_mechanics, "ruling_id", wanted, counter="ruling tags new")

@@ -32,7 +32,7 @@ from kb.site.manifest import NO_PAGE, Manifest, Previous
 from kb.site.other_pages import OtherDone, OtherPagesPlan, plan_other_pages, stage_other_pages
 from kb.site.output import Output, files
 from kb.site.reading import reading
-from kb.site.render import CardPages, Languages, Urls
+from kb.site.render import Languages, Renderer, Urls
 from kb.site.staging import Stager, check_output_folder, move_into_place
 from kb.site.watch_state import CodeChanged, FinishedBuild, WatchState
 from kb.site.workers import CardJob, CardResult, render_shares, share_bounds
@@ -155,11 +155,7 @@ def _build(
     mechanics = fingerprints.of(
         sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )
-    card_pages = (
-        kept.card_pages(mechanics, index, site.languages)
-        if kept is not None
-        else CardPages(index.mechanics, site.languages)
-    )
+    renderer = kept.renderer(site.languages) if kept is not None else Renderer(site.languages)
     built = tuple(LOCALES.index(locale) for locale in options.locales)
     count = len(index.cards)
     names = [""] * count  # each card's names digest: pages that list cards are fingerprinted so
@@ -176,14 +172,14 @@ def _build(
         for locale in options.locales:
             (staging / locale.folder / "cards").mkdir(parents=True)
         stager = Stager(staging, previous)
-        job = CardJob(engine, index, stager, manifest, card_pages, fingerprints, mechanics, built)
+        job = CardJob(engine, index, stager, manifest, renderer, fingerprints, built)
 
         def other_pages() -> tuple[OtherPagesPlan, OtherDone]:
             # A full build renders every other page while the workers render the cards; an
             # incremental one must first know the cards' names digests to find the stale ones.
             plan = plan_other_pages(
                 engine, index, options.locales, site.languages, site.base_url, fingerprints,
-                mechanics, names, card_pages.rulings,
+                mechanics, names, renderer,
                 kept.sitemaps(index, mechanics) if kept is not None else {}, full,
             )  # fmt: skip
             return plan, stage_other_pages(plan, None, manifest, stager) if full else []

@@ -13,13 +13,16 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, or_, select
 from sqlalchemy.engine import Connection
 
 from kb import schema as tables
+from kb.site import card_texts
+from kb.site.card_texts import FaceView, PrintedView
 from kb.site.paths import unique_slugs
+from kb.site.stencils import Items
 
 RESERVED_SLUGS = frozenset({"index"})
 """File names the site uses itself in the cards/ and mechanics/ folders."""
@@ -32,12 +35,25 @@ and SQLite allows 32,766 by default); with more, every general ruling is found a
 
 
 @dataclass(frozen=True, slots=True)
+class Tag:
+    """A mechanic as a ruling's tag shows it."""
+
+    NOT_SHOWN: ClassVar[tuple[str, ...]] = ("key",)
+    key: str
+    """The store's slug."""
+    slug: str
+    """The mechanic page's file name."""
+    name: str
+    names: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
 class RulingView:
     id: int
     text: str
     published_on: dt.date | None
-    mechanics: tuple[str, ...]
-    """Slugs of the mechanics the ruling is tagged with, sorted."""
+    tags: tuple[Tag, ...]
+    """The mechanics the ruling is tagged with, by the store's slug."""
     translations: dict[str, str]
     """Reviewed community translations by locale code."""
 
@@ -46,8 +62,15 @@ class RulingView:
 class Named:
     """Something with an English name and localized names."""
 
+    SHOWN_PROPERTIES: ClassVar[tuple[str, ...]] = ("renamed",)
     name: str
     names: dict[str, str]
+
+    @property
+    def renamed(self) -> dict[str, bool]:
+        """Whether each locale's name differs from the English name (templates compare no
+        strings: see kb.site.stencils)."""
+        return {code: name != self.name for code, name in self.names.items()}
 
     def name_in(self, locale: str) -> str | None:
         """The name in ``locale``, None where it has none (the page then shows the English
@@ -70,19 +93,31 @@ class CardView(CardEntry):
 
     mana_cost: str | None = None
     type_line: str | None = None
+    oracle_text: str | None = None
+    """The English Oracle text, faces joined by records.FACE_TEXT_SEPARATOR."""
     faces: tuple[str, ...] = ()
     """English face names of a split, double-faced, flip, adventure or meld card, in order."""
-    rulings: list[RulingView] = field(default_factory=list)
+    oracle_faces: tuple[FaceView, ...] = ()
+    """The same faces with their Oracle cost, type line and text."""
+    printed: dict[str, tuple[PrintedView, ...]] = field(default_factory=dict)
+    """By locale (English has none: its text is the Oracle's), the printed faces in order."""
+    rulings: Items = field(default_factory=Items)
+    """RulingViews, in publication order."""
 
 
 @dataclass(slots=True)
 class MechanicView(Named):
+    NOT_SHOWN: ClassVar[tuple[str, ...]] = ("card_ids", "general_rulings")
     id: int
     key: str
     """The store's slug (``spree``)."""
     slug: str
     """The page's file name."""
     rule: str | None
+    kind: str = "term"
+    """keyword_ability, keyword_action or term (mechanics.kind)."""
+    rule_text: str | None = None
+    """The rule that defines it, in English (mechanics.rule_text)."""
     card_ids: list[int] = field(default_factory=list)
     general_rulings: list[RulingView] = field(default_factory=list)
 
@@ -199,8 +234,8 @@ def update_index(connection: Connection, index: SiteIndex, changed: set[int]) ->
 
 def _add_general_rulings(mechanics: dict[str, MechanicView], rulings: list[RulingView]) -> None:
     for ruling in rulings:
-        for key in ruling.mechanics:
-            mechanics[key].general_rulings.append(ruling)
+        for tag in ruling.tags:
+            mechanics[tag.key].general_rulings.append(ruling)
 
 
 def _ruling_count(connection: Connection) -> int:
@@ -287,16 +322,26 @@ RulingIds = Select[int]
 
 def _tags(
     connection: Connection, ruling_ids: RulingIds, mechanics_by_id: dict[int, MechanicView]
-) -> dict[int, tuple[str, ...]]:
-    """The mechanics each ruling is tagged with, as sorted slugs."""
-    tags: dict[int, list[str]] = {}
+) -> dict[int, tuple[Tag, ...]]:
+    """The mechanics each ruling is tagged with, sorted by the store's slug."""
+    tags: dict[int, list[Tag]] = {}
+    made: dict[int, Tag] = {}
     for ruling_id, mechanic_id in connection.execute(
         select(tables.ruling_mechanics.c.ruling_id, tables.ruling_mechanics.c.mechanic_id).where(
             tables.ruling_mechanics.c.ruling_id.in_(ruling_ids)
         )
     ):
-        tags.setdefault(ruling_id, []).append(mechanics_by_id[mechanic_id].key)
-    return {ruling_id: tuple(sorted(keys)) for ruling_id, keys in tags.items()}
+        tag = made.get(mechanic_id)
+        if tag is None:
+            mechanic = mechanics_by_id[mechanic_id]
+            tag = made[mechanic_id] = Tag(
+                mechanic.key, mechanic.slug, mechanic.name, mechanic.names
+            )
+        tags.setdefault(ruling_id, []).append(tag)
+    return {
+        ruling_id: tuple(sorted(found, key=lambda tag: tag.key))
+        for ruling_id, found in tags.items()
+    }
 
 
 def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, dict[str, str]]:
@@ -363,7 +408,8 @@ def localized_cards(
 def load_cards(
     connection: Connection, entries: Sequence[CardEntry], mechanics: dict[str, MechanicView]
 ) -> list[CardView]:
-    """These cards whole: names in every locale, faces, rulings in publication order.
+    """These cards whole: names in every locale, Oracle and printed texts, faces, rulings in
+    publication order.
 
     Read by id range, the cheapest query there is when the entries are all the store's cards in
     the range of their ids (a full build's shares are), or by id when they are few."""
@@ -379,14 +425,16 @@ def load_cards(
             return column.in_(sorted(cards))
         return column.between(min(cards), max(cards))
 
-    for card_id, mana_cost, type_line in connection.execute(
-        select(tables.cards.c.id, tables.cards.c.mana_cost, tables.cards.c.type_line).where(
-            of_these_cards(tables.cards.c.id)
-        )
+    card_columns = [
+        tables.cards.c[name] for name in ("id", "mana_cost", "type_line", "oracle_text")
+    ]
+    for card_id, mana_cost, type_line, oracle_text in connection.execute(
+        select(*card_columns).where(of_these_cards(tables.cards.c.id))
     ).all():
         if card_id in cards:
             cards[card_id].mana_cost = mana_cost
             cards[card_id].type_line = type_line
+            cards[card_id].oracle_text = oracle_text
     for card_id, locale, name in connection.execute(
         select(tables.card_names.c.card_id, tables.card_names.c.locale, tables.card_names.c.name)
         .where(of_these_cards(tables.card_names.c.card_id))
@@ -394,16 +442,13 @@ def load_cards(
     ).all():
         if card_id in cards:
             cards[card_id].names[locale] = name
-    faces: dict[int, list[str]] = {}
-    for card_id, name in connection.execute(
-        select(tables.card_faces.c.card_id, tables.card_faces.c.name)
-        .where(of_these_cards(tables.card_faces.c.card_id))
-        .order_by(tables.card_faces.c.card_id, tables.card_faces.c.position)
-    ).all():
-        faces.setdefault(card_id, []).append(name)
-    for card_id, names in faces.items():
+    for card_id, oracle_faces in card_texts.oracle_faces(connection, of_these_cards).items():
         if card_id in cards:
-            cards[card_id].faces = tuple(names)
+            cards[card_id].faces = tuple(face.name for face in oracle_faces)
+            cards[card_id].oracle_faces = oracle_faces
+    for (card_id, locale), texts in card_texts.printed(connection, of_these_cards).items():
+        if card_id in cards:
+            cards[card_id].printed[locale] = texts
 
     links = connection.execute(
         select(
@@ -430,9 +475,9 @@ def load_cards(
     translations = _translations(connection, ruling_ids)
     # One view per ruling and date: the cards read together that show a ruling share its view.
     views: dict[tuple[int, dt.date | None], RulingView] = {}
+    rulings: dict[int, list[RulingView]] = {}
     for card_id, ruling_id, published_on, text in links:
-        card = cards.get(card_id)
-        if card is None:
+        if card_id not in cards:
             continue
         ruling = views.get((ruling_id, published_on))
         if ruling is None:
@@ -443,15 +488,21 @@ def load_cards(
                 tags.get(ruling_id, ()),
                 translations.get(ruling_id, {}),
             )
-        card.rulings.append(ruling)
+        rulings.setdefault(card_id, []).append(ruling)
+    for card_id, shown in rulings.items():
+        cards[card_id].rulings = Items(shown)
     return [cards[entry.id] for entry in entries]
 
 
 def _load_mechanics(connection: Connection) -> dict[str, MechanicView]:
     rows = connection.execute(
-        select(tables.mechanics.c.id, tables.mechanics.c.slug, tables.mechanics.c.rule).order_by(
-            tables.mechanics.c.slug
-        )
+        select(
+            tables.mechanics.c.id,
+            tables.mechanics.c.slug,
+            tables.mechanics.c.rule,
+            tables.mechanics.c.kind,
+            tables.mechanics.c.rule_text,
+        ).order_by(tables.mechanics.c.slug)
     ).all()
     file_slugs = unique_slugs((row.slug for row in rows), reserved=RESERVED_SLUGS)
     mechanics = {
@@ -462,6 +513,8 @@ def _load_mechanics(connection: Connection) -> dict[str, MechanicView]:
             key=row.slug,
             slug=file_slugs[row.slug],
             rule=row.rule,
+            kind=row.kind,
+            rule_text=row.rule_text,
         )
         for row in rows
     }

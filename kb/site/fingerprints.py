@@ -6,14 +6,15 @@ incremental build renders only the pages whose fingerprint changed."""
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+import orjson
 
 from kb.resources import resource_dir
 from kb.site import render
-from kb.site.data import CardEntry, CardView, RulingView
+from kb.site.data import CardEntry, CardView
 from kb.site.render import Languages
 
 HASH_LENGTH = 20
@@ -44,36 +45,26 @@ def code_version(base_url: str, languages: Languages) -> str:
     return hasher.hexdigest()[:HASH_LENGTH]
 
 
+def _sequence(value: object) -> list[object]:
+    if isinstance(value, tuple):  # Items and other tuples, which orjson takes only exactly
+        return list(value)
+    raise TypeError(f"{type(value).__name__} in a page's input")
+
+
+def encoded(data: object) -> bytes:
+    """Data as a page receives it, encoded canonically (views as their fields, dicts by key): the
+    same input gives the same bytes."""
+    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS, default=_sequence)
+
+
 @dataclass
 class Fingerprints:
     """Fingerprints of what pages show."""
 
     version: str
-    _rulings: dict[tuple[int, dt.date | None], str] = field(default_factory=dict)
 
     def of(self, *parts: object) -> str:
         return digest(repr((self.version, parts)))
-
-    def ruling(self, ruling: RulingView) -> str:
-        # Cached: the cards of a share that show a ruling (on one date) show the same.
-        key = (ruling.id, ruling.published_on)
-        found = self._rulings.get(key)
-        if found is None:
-            found = self._rulings[key] = digest(
-                repr(
-                    (
-                        ruling.id,
-                        ruling.text,
-                        ruling.published_on,
-                        ruling.mechanics,
-                        sorted(ruling.translations.items()),
-                    )
-                )
-            )
-        return found
-
-    def forget_rulings(self) -> None:
-        self._rulings.clear()
 
     @staticmethod
     def names(card: CardEntry) -> str:
@@ -81,9 +72,7 @@ class Fingerprints:
         fingerprint every card's names)."""
         return digest(repr((card.slug, card.name, sorted(card.names.items()))))
 
-    def card(self, card: CardView, names: str, mechanics: str) -> str:
-        """``names``: the card's names digest."""
-        return self.of(
-            names, card.mana_cost, card.type_line, card.faces,
-            [self.ruling(ruling) for ruling in card.rulings], mechanics,
-        )  # fmt: skip
+    def card(self, card: CardView) -> str:
+        """What the card's pages show: the view its template receives, whole (the template reads
+        nothing else but its environment's globals, which the code version covers)."""
+        return digest(self.version.encode() + encoded(card))

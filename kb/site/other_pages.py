@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from kb.locales import Locale
 from kb.site import render
 from kb.site.data import CardEntry, LocalizedCard, MechanicView, SiteIndex, localized_cards
-from kb.site.fingerprints import Fingerprints, digest
+from kb.site.fingerprints import Fingerprints, digest, encoded
 from kb.site.manifest import Manifest
 from kb.site.reading import reading
 from kb.site.render import (
@@ -20,12 +20,10 @@ from kb.site.render import (
     CardList,
     Languages,
     Page,
-    RulingItems,
+    Renderer,
     SitemapPage,
     Urls,
-    cards_page,
     home_page,
-    mechanic_page,
     robots,
     root_pages,
     sitemap,
@@ -122,7 +120,7 @@ def plan_other_pages(
     fingerprints: Fingerprints,
     mechanic_list: str,
     names: list[str],
-    ruling_items: RulingItems,
+    renderer: Renderer,
     sitemap_fingerprints: dict[str, str],
     full: bool,
 ) -> OtherPagesPlan:
@@ -130,7 +128,7 @@ def plan_other_pages(
     them all) of the site of these languages and base address ("" none).
     ``mechanic_list`` is the mechanics' fingerprint;
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
-    ``ruling_items`` renders a mechanic's general rulings; ``sitemap_fingerprints`` holds the
+    ``renderer`` renders the pages it can (from stencils); ``sitemap_fingerprints`` holds the
     sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them)."""
     plan = OtherPagesPlan()
     localized = LocalizedCards(engine, index, locales)
@@ -147,7 +145,7 @@ def plan_other_pages(
             mechanic_list,
             mechanic.key,
             mechanic.rule,
-            [fingerprints.ruling(ruling) for ruling in mechanic.general_rulings],
+            encoded(mechanic.general_rulings),
             [names[positions[card_id]] for card_id in mechanic.card_ids],
         )
 
@@ -155,13 +153,11 @@ def plan_other_pages(
         plan.add(
             Urls.mechanic(locale, mechanic),
             lambda: mechanic_fingerprint(mechanic.key),
-            lambda: mechanic_page(
-                mechanic, localized.some(locale, mechanic.card_ids), ruling_items, languages
-            ),
+            lambda: renderer.mechanic(mechanic, localized.some(locale, mechanic.card_ids)),
         )
 
     def az_page(locale: Locale) -> Page:
-        return cards_page(localized.every(locale), languages)
+        return renderer.cards(localized.every(locale))
 
     for locale in locales:
         plan.add(Urls.home(locale), lambda: counts, partial(home_page, index, locale, languages))

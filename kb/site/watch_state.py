@@ -11,7 +11,7 @@ from kb.locales import LOCALES
 from kb.site.data import CardEntry, SiteIndex, update_index
 from kb.site.manifest import Manifest
 from kb.site.output import MANIFEST, live_root
-from kb.site.render import CardPages, Languages
+from kb.site.render import Languages, Renderer
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class WatchState:
     """The kept manifest is newer than the file."""
     _manifest_file: tuple[int, int, int] | None = None
     """The identity of the manifest file the kept one was read from or written to."""
-    _card_pages: tuple[str, CardPages] | None = None
+    _renderer: Renderer | None = None
     _sitemaps: tuple[list[CardEntry], str, dict[str, str]] | None = None
     _names: list[str] | None = None
     """The kept index's cards' names digests, by position, as the kept manifest records them
@@ -72,14 +72,11 @@ class WatchState:
             )
         self._version = version
 
-    def card_pages(self, mechanics: str, index: SiteIndex, languages: Languages) -> CardPages:
-        """The kept renderer of card pages, with the shapes and dates it rendered, if the
-        mechanics (``mechanics``: their fingerprint), whose tags it renders, and the site's
-        languages are the same."""
-        kept = self._card_pages
-        if kept is None or kept[0] != mechanics or kept[1].languages != languages:
-            self._card_pages = kept = mechanics, CardPages(index.mechanics, languages)
-        return kept[1]
+    def renderer(self, languages: Languages) -> Renderer:
+        """The kept renderer, with the stencils it made, if the site's languages are the same."""
+        if self._renderer is None or self._renderer.languages != languages:
+            self._renderer = Renderer(languages)
+        return self._renderer
 
     def updated_index(self, connection: Connection, changed: set[int] | None) -> SiteIndex | None:
         """The kept index brought up to date with the cards the change log names since the

@@ -27,7 +27,7 @@ from kb.site.data import SiteIndex, load_cards
 from kb.site.fingerprints import Fingerprints
 from kb.site.manifest import CardRecord, Manifest
 from kb.site.reading import reading
-from kb.site.render import CardPages
+from kb.site.render import Renderer
 from kb.site.staging import Stager
 
 CARDS_PER_TASK = 500
@@ -44,11 +44,8 @@ class CardJob:
     stager: Stager
     manifest: Manifest
     """The previous site's record (empty if none): fingerprints and hashes of its pages."""
-    card_pages: CardPages
+    renderer: Renderer
     fingerprints: Fingerprints
-    mechanics: str
-    """The fingerprint of the mechanics (keys, file names, names), which card pages show on
-    ruling tags and the other pages list."""
     locales: tuple[int, ...]
     """Indexes in LOCALES of the locales built."""
 
@@ -73,13 +70,11 @@ def render_cards(job: CardJob, share: list[int]) -> list[CardResult]:
         cards = load_cards(
             connection, [job.index.cards[position] for position in share], job.index.mechanics
         )
-    # Most rulings stand on one card: a cache kept across shares would only grow.
-    job.fingerprints.forget_rulings()
     every_locale = len(job.locales) == len(LOCALES)
     results = []
     for position, card in zip(share, cards, strict=True):
         names = job.fingerprints.names(card)
-        fingerprint = job.fingerprints.card(card, names, job.mechanics)
+        fingerprint = job.fingerprints.card(card)
         record = job.manifest.cards.get(card.slug)
         stale: Sequence[int] = job.locales
         if record is None or record.fingerprint != fingerprint:
@@ -90,7 +85,7 @@ def render_cards(job: CardJob, share: list[int]) -> list[CardResult]:
         hashes = job.manifest.card_hashes(card.slug)
         written = set()
         for locale in stale:
-            page = job.card_pages.render(card, LOCALES[locale])
+            page = job.renderer.card(card, LOCALES[locale])
             hashes[locale], changed = job.stager.stage(page, hashes[locale])
             if changed:
                 written.add(locale)
@@ -136,7 +131,7 @@ def render_shares(
             progress(len(share) * pages_per_card)
         return cards_done, meanwhile()
     # For the workers to inherit.
-    render.prepare((LOCALES[locale] for locale in job.locales), job.card_pages.languages)
+    render.prepare((LOCALES[locale] for locale in job.locales), job.renderer.languages)
     gc.freeze()
     context = multiprocessing.get_context("fork")
     taken = context.Value("q", 0)  # shares handed out: each worker takes the next one

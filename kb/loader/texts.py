@@ -1,0 +1,142 @@
+"""Printed texts: for each card, locale and face, the row of the most recent printing.
+
+A printed text record replaces the stored row only when its printing ranks higher
+(``Printing.rank``: a later release date, then set code and collector number), so the result
+does not depend on the order in which files come, and importing a file again changes nothing.
+Two copies of one printing (MTGJSON's and Scryfall's) rank alike: the one stored first stays.
+
+An editor's correction (``kb edit printed-text``, ``printed-type-line``, ``face-name``) stands
+while a later printing still says what the editor replaced: that column keeps the editor's
+value, the rest of the row follows the new printing. A later printing that says something else
+is a new translation, and replaces the correction (which ``kb history`` keeps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import and_, bindparam, insert, select, update
+
+from kb.batches import chunks
+from kb.loader.references import CardReferences, describe
+from kb.loader.state import LoadState
+from kb.loader.tables import printed_texts
+from kb.locales import canonical_locale
+from kb.records import CardRef, PrintedTextRecord, Printing
+
+EDITED_COLUMNS = ("face_name", "type_line", "text")
+"""The columns of a printed text that editors correct."""
+PRINTING_COLUMNS = ("set_code", "collector_number", "released_on")
+
+Key = tuple[int, str, int]
+"""A printed text's card id, locale and face."""
+
+
+class Texts:
+    """Writes printed text records."""
+
+    def __init__(self, state: LoadState, references: CardReferences) -> None:
+        self.state = state
+        self.references = references
+        self._card_ids: dict[CardRef, int] = {}
+        """The cards found so far this run: each set file names the same cards again."""
+
+    def load(self, records: Sequence[PrintedTextRecord]) -> None:
+        if not records:
+            return
+        wanted = self._best_of_batch(records)
+        stored = self._stored(wanted)
+        corrections: dict[Key, dict[str, set[Any]]] = self.state.corrections()["printed_texts"]
+        counts = self.state.summary.counts
+        new_rows, changed_rows = [], []
+        for key, record in wanted.items():
+            row = _row(record)
+            old = stored.get(key)
+            if old is None:
+                new_rows.append({"card_id": key[0], "locale": key[1], "face": key[2], **row})
+                continue
+            if _printing(old).rank >= record.printing.rank:
+                counts["texts unchanged"] += 1
+                continue
+            replaced = corrections.get(key, {})
+            for column in EDITED_COLUMNS:
+                if row[column] != old[column] and row[column] in replaced.get(column, ()):
+                    # The new printing still says what an editor corrected: the correction stands.
+                    row[column] = old[column]
+                    counts["texts as edited"] += 1
+            changed_rows.append({"b_card_id": key[0], "b_locale": key[1], "b_face": key[2], **row})
+        if new_rows:
+            source_id = self.state.source()
+            self.state.connection.execute(
+                insert(printed_texts), [row | {"source_id": source_id} for row in new_rows]
+            )
+            counts["texts new"] += len(new_rows)
+        if changed_rows:
+            source_id = self.state.source()
+            statement = (
+                update(printed_texts)
+                .where(
+                    and_(
+                        printed_texts.c.card_id == bindparam("b_card_id"),
+                        printed_texts.c.locale == bindparam("b_locale"),
+                        printed_texts.c.face == bindparam("b_face"),
+                    )
+                )
+                .values(source_id=source_id)
+            )
+            self.state.connection.execute(statement, changed_rows)
+            counts["texts changed"] += len(changed_rows)
+
+    def _best_of_batch(self, records: Sequence[PrintedTextRecord]) -> dict[Key, PrintedTextRecord]:
+        """Each key's highest-ranking record of the batch (the first of equal ranks)."""
+        unknown = [r.card for r in records if r.card not in self._card_ids]
+        if unknown:
+            self._card_ids.update(self.references.resolve(unknown))
+        resolved = self._card_ids
+        wanted: dict[Key, PrintedTextRecord] = {}
+        for record in records:
+            locale = canonical_locale(record.locale)
+            if locale is None or locale == "en":
+                continue  # a language outside the 11 (its name is counted as such)
+            card_id = resolved.get(record.card)
+            if card_id is None:
+                self.state.warn(record.line, f"a text for an unknown card: {describe(record.card)}")
+                continue
+            key = (card_id, locale, record.face)
+            kept = wanted.get(key)
+            if kept is None or record.printing.rank > kept.printing.rank:
+                wanted[key] = record
+        return wanted
+
+    def _stored(self, wanted: dict[Key, PrintedTextRecord]) -> dict[Key, dict[str, Any]]:
+        """The stored rows of the wanted keys' cards."""
+        columns = [printed_texts.c[name] for name in (*EDITED_COLUMNS, *PRINTING_COLUMNS)]
+        key_columns = [printed_texts.c.card_id, printed_texts.c.locale, printed_texts.c.face]
+        stored: dict[Key, dict[str, Any]] = {}
+        for chunk in chunks({card_id for card_id, _, _ in wanted}):
+            query = select(*key_columns, *columns).where(printed_texts.c.card_id.in_(chunk))
+            for found in self.state.connection.execute(query):
+                values = found._mapping
+                key = (values["card_id"], values["locale"], values["face"])
+                if key in wanted:
+                    stored[key] = dict(values)
+        return stored
+
+
+def _row(record: PrintedTextRecord) -> dict[str, Any]:
+    """The columns a record writes, but its key and source."""
+    return {
+        "face_name": record.face_name,
+        "type_line": record.type_line,
+        "text": record.text,
+        "english_type_line": record.english_type_line,
+        "english_text": record.english_text,
+        "set_code": record.printing.set_code,
+        "collector_number": record.printing.collector_number,
+        "released_on": record.printing.released_on,
+    }
+
+
+def _printing(row: dict[str, Any]) -> Printing:
+    return Printing(row["set_code"], row["collector_number"], row["released_on"])

@@ -1,0 +1,127 @@
+"""Mana costs as symbols, with their text alternative in the page's language; a card's rules
+text with its symbols so and its reminder text set apart."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from babel.lists import format_list
+from markupsafe import Markup, escape
+
+from kb.locales import Locale
+from kb.records import FACE_SEPARATOR
+from kb.site.i18n import translations
+
+_MANA_SYMBOL = re.compile(r"\{([^{}]+)\}")
+_COLOURS = frozenset("WUBRGC")
+_FACE_MARK = Markup('<span class="split" aria-hidden="true">//</span>')
+
+
+def mana_symbols(cost: str, locale: Locale) -> Markup:
+    """``{1}{U}`` as CSS-drawn symbols (a split card's faces apart), with the cost in the
+    locale's words as the text alternative ("1 and blue", "1 und blau")."""
+    faces = [
+        Markup("").join(
+            Markup('<span class="{}" aria-hidden="true">{}</span>').format(
+                _symbol_classes(symbol), symbol
+            )
+            for symbol in symbols
+        )
+        for symbols in _symbols_by_face(cost)
+    ]
+    return Markup('<span class="mana-cost" role="img" aria-label="{}">{}</span>').format(
+        mana_in_words(cost, locale), _FACE_MARK.join(faces)
+    )
+
+
+def _symbols_by_face(cost: str) -> list[list[str]]:
+    """``{1}{R} // {U}`` as [["1", "R"], ["U"]]."""
+    return [_MANA_SYMBOL.findall(face) for face in cost.split(FACE_SEPARATOR)]
+
+
+def _symbol_classes(symbol: str) -> str:
+    """A symbol's colour classes: its first half's colour, and a hybrid's second half's
+    (``ms-then-u``), which the stylesheet draws as the symbol's other half; a generic half
+    (``2/W``'s 2) keeps the generic colour. Half mana (``HW``) has its colour."""
+    halves = [_colour_of(half) for half in symbol.upper().split("/") if half != "P"]
+    first, then = [*halves, ""][:2]
+    classes = ["ms"]
+    if first:
+        classes.append(f"ms-{first}")
+    if then:
+        classes.append(f"ms-then-{then}")
+    if "/" in symbol:
+        classes.append("ms-hybrid")
+    return " ".join(classes)
+
+
+def _colour_of(half: str) -> str:
+    colour = half[1:] if half[:1] == "H" else half
+    return colour.lower() if colour in _COLOURS else ""
+
+
+def mana_in_words(cost: str, locale: Locale) -> str:
+    """The mana cost as a screen reader should say it: each symbol in the locale's words, in
+    the locale's list pattern; a hybrid symbol's halves joined by "or"; a split card's faces
+    apart as in its name. A symbol without words (a number, X) stays as it is."""
+    words, phyrexian = _mana_words(locale)
+    babel = locale.babel
+
+    def spoken(symbol: str) -> str:
+        halves = symbol.split("/")
+        if is_phyrexian := len(halves) > 1 and halves[-1] == "P":
+            halves.pop()
+        said = format_list([words.get(half, half) for half in halves], "or", babel)
+        return phyrexian % {"mana": said} if is_phyrexian else said
+
+    return FACE_SEPARATOR.join(
+        format_list([spoken(symbol) for symbol in symbols], locale=babel)
+        for symbols in _symbols_by_face(cost)
+    )
+
+
+@cache
+def _mana_words(locale: Locale) -> tuple[dict[str, str], str]:
+    """The locale's words for the coloured, colourless and snow mana symbols, and its pattern
+    for a Phyrexian symbol."""
+    catalog = translations(locale.code)
+
+    def pgettext(context: str, message: str) -> str:
+        return str(catalog.pgettext(context, message))
+
+    words = {
+        "W": pgettext("mana", "white"),
+        "U": pgettext("mana", "blue"),
+        "B": pgettext("mana", "black"),
+        "R": pgettext("mana", "red"),
+        "G": pgettext("mana", "green"),
+        "C": pgettext("mana", "colorless"),
+        "S": pgettext("mana", "snow"),
+        "T": pgettext("mana", "tap"),
+        "Q": pgettext("mana", "untap"),
+    }
+    return words, pgettext("mana", "Phyrexian %(mana)s")
+
+
+@cache
+def mana_cost(locale: Locale, cost: str) -> Markup:
+    """mana_symbols, once per locale and cost: few costs stand on a site's many cards."""
+    return mana_symbols(cost, locale)
+
+
+_SYMBOL_RUN = re.compile(r"(?:\{[^{}]+\})+")
+_REMINDER = re.compile(r"\([^()]*\)")
+
+
+def rules_text(text: str, locale: Locale) -> Markup:
+    """A card's rules text as its page shows it: a paragraph per line, reminder text (in
+    parentheses) in italics as cards print it, mana and tap symbols as symbols said in the
+    locale's words (mana_symbols). Escaped first: the text is data."""
+    paragraphs = []
+    for line in text.split("\n"):
+        escaped = str(escape(line))  # braces and parentheses are not escaped: matched after
+        escaped = _REMINDER.sub(lambda found: f"<i>{found[0]}</i>", escaped)
+        escaped = _SYMBOL_RUN.sub(lambda found: str(mana_symbols(found[0], locale)), escaped)
+        paragraphs.append(f"<p>{escaped}</p>")
+    return Markup("\n".join(paragraphs))

@@ -1,0 +1,445 @@
+"""The site's one fast path: pages filled into stencils of their templates.
+
+Why: a small site is 33,000 card pages, and Jinja2 renders one in about 190 µs; filled into a
+stencil it takes about a tenth of that, which keeps a build within a quarter of Hugo's time
+(benchmarks/README.md). Pages are still rendered by their Jinja2 templates: a stencil is a
+template's own output, rendered once per *form* of its context with holes where the context's
+values go; each page of that form is the stencil with its values filled into the holes, escaped
+as autoescaping escapes them.
+
+The contract a template keeps for its pages to be rendered so. Each rule's breach fails loudly
+when a stencil is made, and tests/test_render_contract.py renders every page of the demo and of
+a synthetic store both ways, by Jinja2 alone and through stencils, and requires the same bytes.
+
+1. A context is made of views (dataclasses and named tuples), tuples, lists, dicts keyed by a
+   locale code, and leaves. Its **form** is all that a template may branch on: None, booleans,
+   the length of each tuple and list, whether a dict holds the page's locale, whether a string
+   is empty, whether ``Items`` are empty, and each view's type. Every other leaf (a non-empty
+   string, a number, a date) is a **hole**.
+2. A template prints a hole (autoescaped), joins it to other text, formats it into a
+   translation, or passes it to a filter made by ``hole_filter`` (a pure function of the value,
+   such as a date's or a mana cost's form in the page's locale). Anything else done with a hole
+   (comparing it, taking its length, calling a method, an ordinary filter, ``|safe``) raises
+   ``StencilError``.
+3. ``Items`` are rendered one by one with a macro: ``{{ each(page.rulings, fragments.ruling) }}``;
+   each item is filled into a stencil of that macro by its own form. A page's form does not
+   depend on how many items it has.
+4. A view's ``id`` (the store's key) and the fields named in its ``NOT_SHOWN`` class attribute
+   are not given to templates; the properties named in its ``SHOWN_PROPERTIES`` are, as fields.
+5. A template reads nothing but its context and its environment's globals, which are the same for
+   every page of a locale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from collections.abc import Callable, Iterable
+from functools import cache
+from operator import attrgetter, itemgetter
+from typing import Any
+
+from jinja2 import Template, pass_context
+from jinja2.runtime import Context, Macro
+from markupsafe import Markup, escape
+
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_MARK = re.compile("\ue000(&amp;|&)(\\d+)\ue001")
+"""A hole's marker in a stencil: escaped (``&amp;``) where autoescaping printed it, raw where a
+filter or ``each`` made markup of it. Private-use characters, which no template holds."""
+
+ESCAPED, MARKUP, ITEMS = range(3)
+"""How a slot is filled: the value escaped, the value as markup, the items by a macro."""
+
+
+class StencilError(RuntimeError):
+    """A template did something with a hole that a stencil cannot repeat (see the contract)."""
+
+
+class Items(tuple[Any, ...]):
+    """A sequence that templates render item by item with ``each`` (rule 3)."""
+
+    __slots__ = ()
+
+
+class _Slots:
+    """What a stencil's holes stand for, as they are made: slot n is (value, how, function)."""
+
+    def __init__(self) -> None:
+        self.slots: list[tuple[int, int, Any]] = []
+
+    def add(self, value: int, how: int, function: Any) -> str:
+        self.slots.append((value, how, function))
+        return f"{_OPEN}&{len(self.slots) - 1}{_CLOSE}"
+
+
+def _refuse(name: str) -> Callable[..., Any]:
+    def refused(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise StencilError(f"a template used {name} on one of its values (see kb.site.stencils)")
+
+    return refused
+
+
+class _Hole(str):
+    """A value's stand-in while a stencil is made: its text is its marker; it can be printed,
+    joined and formatted in, and nothing else (rule 2)."""
+
+    slots: _Slots
+    value: int
+    function: Callable[[Any], Any] | None
+
+    def __bool__(self) -> bool:
+        return True  # an empty string is no hole (rule 1)
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        if spec:
+            raise StencilError("a template formatted one of its values with a format spec")
+        return str.__str__(self)
+
+    def derive(self, function: Callable[[Any], Any], markup: bool) -> Any:
+        """The hole of ``function`` of this value: markup where ``function`` makes markup."""
+        inner = self.function
+        both = function if inner is None else _composed(inner, function)
+        marker = self.slots.add(self.value, MARKUP if markup else ESCAPED, both)
+        return Markup(marker) if markup else _hole(self.slots, self.value, both, marker)
+
+
+def _composed(inner: Callable[[Any], Any], outer: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: outer(inner(value))
+
+
+for _name in (
+    *(name for name in vars(str) if not name.startswith("__")),
+    "__len__", "__iter__", "__getitem__", "__contains__", "__eq__", "__ne__", "__lt__",
+    "__le__", "__gt__", "__ge__", "__hash__", "__mod__", "__rmod__", "__mul__", "__rmul__",
+):  # fmt: skip
+    setattr(_Hole, _name, _refuse(_name.strip("_")))
+
+
+def _hole(slots: _Slots, value: int, function: Any, marker: str) -> _Hole:
+    hole = _Hole(marker)
+    hole.slots, hole.value, hole.function = slots, value, function
+    return hole
+
+
+class _ItemsHole(_Hole):
+    """``Items``' stand-in: ``each`` fills it with its items, each by its own stencil."""
+
+    empty: bool
+
+    def __bool__(self) -> bool:
+        return not self.empty
+
+
+def hole_filter(function: Callable[[Any], Any], markup: bool = False) -> Callable[[Any], Any]:
+    """A Jinja2 filter that applies ``function`` (pure: the same value gives the same text) to
+    a value, or to a hole when its stencil is filled (rule 2); ``markup``: it returns Markup."""
+
+    def apply(value: Any) -> Any:
+        if isinstance(value, _Hole):
+            return value.derive(function, markup)
+        return function(value)
+
+    return apply
+
+
+def each(items: Iterable[Any], macro: Macro) -> Markup:
+    """Items rendered one after the other with ``macro`` (a template global: rule 3)."""
+    if isinstance(items, _ItemsHole):
+        return Markup(items.slots.add(items.value, ITEMS, macro))
+    if isinstance(items, _Hole):
+        raise StencilError("each() was given a value that is not Items")
+    return Markup("").join([macro(item) for item in items])
+
+
+def hole_ngettext(plain: Callable[..., str]) -> Callable[..., str]:
+    """Jinja2's newstyle ``ngettext`` (``{% trans count=... %}``) for a count that may be a hole:
+    the plural form is chosen when the stencil is filled. The message's variables may be holes
+    of the same value as the count (the count as the locale writes numbers, say)."""
+
+    @pass_context
+    def ngettext(
+        context: Context, singular: str, plural: str, number: Any, /, **variables: Any
+    ) -> Any:
+        if not isinstance(number, _Hole):
+            return plain(context, singular, plural, number, **variables)
+        holes = {name: value for name, value in variables.items() if isinstance(value, _Hole)}
+        if any(hole.value != number.value for hole in holes.values()):
+            raise StencilError("a plural message formats a value other than its count")
+        others = {name: value for name, value in variables.items() if name not in holes}
+        functions = {name: hole.function or _itself for name, hole in holes.items()}
+        count = number.function or _itself
+
+        @cache
+        def message(n: Any, values: tuple[tuple[str, Any], ...]) -> Any:
+            return plain(context, singular, plural, n, **others, **dict(values))
+
+        def filled(value: Any) -> Any:  # a site's pages have few distinct counts: memoized
+            return message(count(value), tuple((name, fn(value)) for name, fn in functions.items()))
+
+        return Markup(number.slots.add(number.value, MARKUP, filled))
+
+    return ngettext
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+_Fields = tuple[type, Callable[[Any], tuple[Any, ...]], tuple[str, ...]]
+_FIELDS: dict[type, _Fields] = {}
+
+
+def _fields(kind: type) -> _Fields:
+    """A view type's shown fields (rule 4), and a function that reads them."""
+    found = _FIELDS.get(kind)
+    if found is None:
+        if dataclasses.is_dataclass(kind):
+            names = [field.name for field in dataclasses.fields(kind)]
+        elif issubclass(kind, tuple) and hasattr(kind, "_fields"):
+            names = list(kind._fields)
+        else:
+            raise StencilError(f"a page's context holds a {kind.__name__}, which is no view")
+        hidden = {"id", *getattr(kind, "NOT_SHOWN", ())}
+        shown = (
+            *(name for name in names if name not in hidden),
+            *getattr(kind, "SHOWN_PROPERTIES", ()),
+        )
+        read = attrgetter(*shown) if len(shown) > 1 else lambda view: (getattr(view, shown[0]),)
+        found = _FIELDS[kind] = (kind, read, shown)
+    return found
+
+
+_PLAIN = frozenset({type(None), bool})
+_LEAVES = frozenset({int, float, dt.date, Markup})
+
+
+def form(value: Any, code: str, values: list[Any], shape: list[Any]) -> None:
+    """The form of a context (rule 1) for a page in the locale ``code``, appended to ``shape``
+    flat (each view's type and each list's length say how many elements follow); its holes'
+    values are appended to ``values`` in the order ``stand_in`` makes their holes."""
+    kind = type(value)
+    if kind is str:
+        if value:
+            values.append(value)
+            shape.append(_HOLE)
+        else:
+            shape.append("")
+    elif kind in _PLAIN:
+        shape.append(value)
+    elif kind in _LEAVES:
+        values.append(value)
+        shape.append(_HOLE)
+    elif kind is Items:
+        values.append(value)
+        shape.append(_FULL if value else _EMPTY)
+    elif kind is dict:
+        if code in value:
+            shape.append(_PRESENT)
+            form(value[code], code, values, shape)
+        else:
+            shape.append(_ABSENT)
+    elif kind is tuple or kind is list:
+        shape.append(len(value))
+        for item in value:
+            form(item, code, values, shape)
+    else:
+        _form_of_view(value, code, values, shape)
+
+
+def _form_of_view(view: Any, code: str, values: list[Any], shape: list[Any]) -> None:
+    kind, read, _shown = _fields(type(view))
+    shape.append(kind)
+    for field in read(view):  # the commonest fields here: a call less for each
+        field_kind = type(field)
+        if field_kind is str:
+            if field:
+                values.append(field)
+                shape.append(_HOLE)
+            else:
+                shape.append("")
+        elif field_kind in _PLAIN:
+            shape.append(field)
+        elif field_kind is dict:
+            local = field.get(code, _ABSENT)
+            if local is _ABSENT:
+                shape.append(_ABSENT)
+            elif type(local) is str and local:
+                values.append(local)
+                shape.append(_PRESENT)
+                shape.append(_HOLE)
+            else:
+                shape.append(_PRESENT)
+                form(local, code, values, shape)
+        elif field_kind in _LEAVES:
+            values.append(field)
+            shape.append(_HOLE)
+        elif field_kind is Items:
+            values.append(field)
+            shape.append(_FULL if field else _EMPTY)
+        else:
+            form(field, code, values, shape)
+
+
+class _Mark:
+    """A mark in a form: it compares and hashes as itself."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_PRESENT, _ABSENT = _Mark("present"), _Mark("absent")
+"""Whether a dict holds the page's locale."""
+_HOLE = _Mark("hole")
+_FULL, _EMPTY = _Mark("items"), _Mark("no items")
+
+
+class _View:
+    """A view's stand-in: its shown fields, holes where its leaves are."""
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self.__dict__.update(fields)
+
+
+def stand_in(value: Any, code: str, slots: _Slots, count: list[int]) -> Any:
+    """The context with holes for its leaves, in the order ``form`` takes their values;
+    ``count``: the number of holes made so far, one element."""
+    kind = type(value)
+    if (kind is str and not value) or kind in _PLAIN:
+        return value
+    if kind is str or kind in _LEAVES or kind is Items:
+        number = count[0]
+        count[0] += 1
+        marker = slots.add(number, ESCAPED, None)
+        if kind is not Items:
+            return _hole(slots, number, None, marker)
+        hole = _ItemsHole(marker)
+        hole.slots, hole.value, hole.function, hole.empty = slots, number, None, not value
+        return hole
+    if kind is tuple or kind is list:
+        return kind(stand_in(item, code, slots, count) for item in value)
+    if kind is dict:
+        return {code: stand_in(value[code], code, slots, count)} if code in value else {}
+    _view, read, shown = _fields(kind)
+    return _View(
+        {
+            name: stand_in(field, code, slots, count)
+            for name, field in zip(shown, read(value), strict=True)
+        }
+    )
+
+
+def _taker(indexes: list[int]) -> Callable[[list[Any]], Iterable[Any]]:
+    """The values at these indexes, taken at once (itemgetter takes one as itself)."""
+    if len(indexes) > 1:
+        return itemgetter(*indexes)
+    if indexes:
+        index = indexes[0]
+        return lambda values: (values[index],)
+    return lambda values: ()
+
+
+class Stencil:
+    """A template's output with holes: its constant parts, and between each two a slot."""
+
+    __slots__ = ("derived", "gather", "pieces", "printed", "take")
+
+    def __init__(self, text: str, slots: _Slots) -> None:
+        split = _MARK.split(text)
+        parts = split[0::3]
+        if any(_OPEN in part or _CLOSE in part for part in parts):
+            raise StencilError("a template changed the text of one of its values")
+        used = []
+        for escaped, number in zip(split[1::3], split[2::3], strict=True):
+            slot = slots.slots[int(number)]
+            if (slot[1] == ESCAPED) != (escaped == "&amp;"):
+                raise StencilError("a template printed one of its values unescaped (|safe?)")
+            used.append(slot)
+        self.printed = sorted({value for value, how, function in used if function is None})
+        """The values printed as they are: each escaped once, however often it is printed."""
+        self.take: Callable[[list[Any]], Iterable[Any]] = _taker(self.printed)
+        self.derived = list(dict.fromkeys(slot for slot in used if slot[2] is not None))
+        """The slots of the values printed through a function, or items through a macro."""
+        finals = {(value, ESCAPED, None): number for number, value in enumerate(self.printed)}
+        finals.update((slot, len(self.printed) + n) for n, slot in enumerate(self.derived))
+        order = [finals[slot] for slot in used]
+        self.gather = _taker(order)
+        """The slots' texts, in order, from the printed values' and then the derived ones'."""
+        self.pieces: list[str | None] = [None] * (2 * len(parts) - 1)
+        self.pieces[0::2] = parts
+
+
+_ESCAPED_KEPT = 20_000
+
+
+def _escape(escaped: dict[Any, str], text: Any) -> str:
+    found = escaped[text] = escape(text)
+    return found
+
+
+class Stencils:
+    """Stencils by template (or macro) and form, made when first needed; pages filled."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[Any, ...], Stencil] = {}
+        self._escaped: dict[Any, str] = {}
+        """Values escaped lately: a card's pages in 11 locales print the same texts."""
+
+    def render(self, template: Template, code: str, **context: Any) -> str:
+        """``template.render(**context)`` for a page in the locale ``code``."""
+        values: list[Any] = []
+        names = tuple(context)
+        shape: list[Any] = [template, names]
+        for value in context.values():
+            form(value, code, values, shape)
+        key = tuple(shape)
+        stencil = self._made.get(key)
+        if stencil is None:
+            stencil = self._made[key] = self._make(
+                lambda stand: template.render(dict(zip(names, stand, strict=True))),
+                tuple(context.values()),
+                code,
+            )
+        return self._fill(stencil, values, code)
+
+    def _make(self, render: Callable[[Any], str], context: Any, code: str) -> Stencil:
+        slots = _Slots()
+        return Stencil(render(stand_in(context, code, slots, [0])), slots)
+
+    def _items(self, items: Items, macro: Macro, code: str) -> str:
+        pieces = []
+        for item in items:
+            values: list[Any] = []
+            shape: list[Any] = [macro]
+            form(item, code, values, shape)
+            key = tuple(shape)
+            stencil = self._made.get(key)
+            if stencil is None:
+                stencil = self._made[key] = self._make(lambda stand: str(macro(stand)), item, code)
+            pieces.append(self._fill(stencil, values, code))
+        return "".join(pieces)
+
+    def _fill(self, stencil: Stencil, values: list[Any], code: str) -> str:
+        escaped = self._escaped
+        if len(escaped) > _ESCAPED_KEPT:
+            escaped.clear()
+        known = escaped.get  # holes are of non-empty text, so an escaped one is never falsy
+        finals = [known(text) or _escape(escaped, text) for text in stencil.take(values)]
+        for value, how, function in stencil.derived:
+            if how == ITEMS:
+                finals.append(self._items(values[value], function, code))
+            else:
+                filled = function(values[value])
+                finals.append(escape(filled) if how == ESCAPED else filled)
+        pieces = stencil.pieces.copy()
+        pieces[1::2] = stencil.gather(finals)
+        return "".join(pieces)  # type: ignore[arg-type]  # every None is replaced

@@ -1,0 +1,133 @@
+"""Tags as an import writes them, on both engines: keyword actions tag in their rule's sense, the
+rules' vocabulary tags nothing, cards' names and asides name no mechanic, and a general ruling
+stands on enough of a mechanic's cards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import scryfall_ruling
+from sqlalchemy import select, update
+from sqlalchemy.engine import Engine
+
+from kb import schema
+from kb.importing import ImportOptions, run_import
+
+RULES = """\
+701. Keyword Actions
+701.4. Cast
+701.4a To cast a spell is to take it from where it is, put it on the stack, and pay its costs.
+701.5. Counter
+701.5a To counter a spell or ability means to cancel it, removing it from the stack.
+701.9. Double
+701.9a Doubling a creature's power and/or toughness creates a continuous effect.
+701.13. Mill
+701.13a For a player to mill a number of cards, that player puts that many cards from the top of their library into their graveyard.
+702. Keyword Abilities
+702.4. Double Strike
+702.4a Double strike is a static ability that modifies the rules for the combat damage step.
+702.9. Flying
+702.9a Flying is an evasion ability.
+702.29. Cycling
+702.29a Cycling is an activated ability that functions only while the card with cycling is in a player's hand.
+702.40. Storm
+702.40a Storm is a triggered ability that functions on the stack.
+"""  # noqa: E501
+
+RULINGS = {
+    "You cast this spell and activate its ability.": ["plain"],
+    "Put a +1/+1 counter on target creature.": ["plain"],
+    "If that spell is countered, nothing happens.": ["plain"],
+    "Double strike isn't an effect, so it's not doubled.": ["plain"],
+    "Double the number of +1/+1 counters on it.": ["plain"],
+    "Storm Entity's ability counts the spells cast before it.": ["Storm Entity"],
+    "If you milled a land this way, you gain 2 life.": ["plain"],
+    "If it isn't dealt damage (most likely because it has flying), nothing happens.": ["plain"],
+    # On the two cyclers, which both fly: it names cycling, so it is not about flying.
+    "Cycling is an activated ability that works from your hand.": ["cycler 1", "cycler 2"],
+    # On both cyclers and naming no mechanic: a general ruling of cycling, not of flying
+    # (2 of 32 flying cards).
+    "You may discard this card even if you have no other cards.": ["cycler 1", "cycler 2"],
+    # On two of thirty fliers, naming nothing: about those two cards, not about flying.
+    "You choose the color as the ability resolves.": ["flier 1", "flier 2"],
+}
+EXPECTED = {
+    "You cast this spell and activate its ability.": set(),
+    "Put a +1/+1 counter on target creature.": set(),
+    "If that spell is countered, nothing happens.": {"counter"},
+    "Double strike isn't an effect, so it's not doubled.": {"double-strike"},
+    "Double the number of +1/+1 counters on it.": {"double"},
+    "Storm Entity's ability counts the spells cast before it.": set(),
+    "If you milled a land this way, you gain 2 life.": {"mill"},
+    "If it isn't dealt damage (most likely because it has flying), nothing happens.": set(),
+    "Cycling is an activated ability that works from your hand.": {"cycling"},
+    "You may discard this card even if you have no other cards.": {"cycling"},
+    "You choose the color as the ability resolves.": set(),
+}
+
+
+def _card(name: str, keywords: list[str]) -> str:
+    return f'[[cards]]\nname = "{name}"\noracle_id = "{name}"\nkeywords = {json.dumps(keywords)}\n'
+
+
+def _files(tmp_path: Path) -> list[Path]:
+    cards = [_card("plain", []), _card("Storm Entity", [])]
+    cards += [_card(f"cycler {n}", ["Cycling", "Flying"]) for n in (1, 2)]
+    cards += [_card(f"flier {n}", ["Flying"]) for n in range(1, 31)]
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text("\n".join(cards), encoding="utf-8")
+    rulings = tmp_path / "rulings.json"
+    objects = [
+        scryfall_ruling(card, comment=text) for text, names in RULINGS.items() for card in names
+    ]
+    rulings.write_text(json.dumps(objects), encoding="utf-8")
+    rules = tmp_path / "MagicCompRules.txt"
+    rules.write_text(RULES, encoding="utf-8")
+    return [rules, catalog, rulings]
+
+
+def _tags(engine: Engine) -> dict[str, set[str]]:
+    query = (
+        select(schema.rulings.c.text, schema.mechanics.c.slug)
+        .select_from(schema.rulings)
+        .outerjoin(schema.ruling_mechanics)
+        .outerjoin(schema.mechanics)
+    )
+    tags: dict[str, set[str]] = {}
+    with engine.connect() as connection:
+        for text, slug in connection.execute(query):
+            tags.setdefault(text, set()).update({slug} if slug else set())
+    return tags
+
+
+def _mechanic(engine: Engine, slug: str) -> tuple[str, str, str | None]:
+    query = select(schema.mechanics.c.kind, schema.mechanics.c.rule, schema.mechanics.c.pattern)
+    with engine.connect() as connection:
+        row = connection.execute(query.where(schema.mechanics.c.slug == slug)).one()
+    return row.kind, row.rule, row.pattern
+
+
+def test_an_import_tags_each_ruling_with_what_it_is_about(engine: Engine, tmp_path: Path) -> None:
+    run_import(engine, _files(tmp_path))
+    assert _tags(engine) == EXPECTED
+    # The vocabulary tags nothing by word, yet keeps its mechanic and its rule.
+    assert _mechanic(engine, "cast") == ("keyword_action", "701.4", None)
+    assert _mechanic(engine, "mill")[2] == r"\b(?:mill|milled|milling|mills)\b"
+
+
+def test_rules_imported_again_take_the_vocabulary_pattern_an_older_kb_stored(
+    engine: Engine, tmp_path: Path
+) -> None:
+    files = _files(tmp_path)
+    run_import(engine, files)
+    with engine.begin() as connection:
+        connection.execute(
+            update(schema.mechanics)
+            .where(schema.mechanics.c.slug == "cast")
+            .values(pattern=r"\bcast\b")
+        )
+    summary = run_import(engine, files[:1], ImportOptions(force=True))
+    assert summary.counts["mechanics updated"] == 1
+    assert _mechanic(engine, "cast") == ("keyword_action", "701.4", None)
+    assert _tags(engine) == EXPECTED
