@@ -27,6 +27,7 @@ from kb.schema import (
     card_names,
     card_rulings,
     cards,
+    mechanic_names,
     mechanics,
     metadata,
     printed_texts,
@@ -355,6 +356,34 @@ PRINTED_COLUMNS = {
     "face_name": ("face-name", "a face's printed name"),
 }
 """The printed_texts columns editors correct: each one's action (kb edit ...) and what it is."""
+
+
+def set_mechanic_name(
+    engine: Engine,
+    editor: str,
+    mechanic: str,
+    locale: str,
+    name: str,
+    expect_name: str | None = None,
+) -> int:
+    """Confirm or correct a mechanic's name in ``locale`` (the name may be the mined one): an
+    editor's name, which no mined name replaces."""
+    name = _filled(name, "a mechanic's name")
+
+    def plan(connection: Connection) -> Change:
+        mechanic_id = _mechanic(connection, mechanic)
+        row = connection.execute(
+            select(mechanic_names.c.name, mechanic_names.c.origin).where(
+                mechanic_names.c.mechanic_id == mechanic_id, mechanic_names.c.locale == locale
+            )
+        ).one_or_none()
+        old: Values | None = None
+        if row is not None:
+            old = {"name": row.name if expect_name is None else expect_name, "origin": row.origin}
+        key = {"mechanic_id": mechanic_id, "locale": locale}
+        return Change("mechanic_names", key, old, {"name": name, "origin": "editor"})
+
+    return _commit_change(engine, editor, "mechanic-name", plan)
 
 
 def set_printed(

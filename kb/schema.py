@@ -10,6 +10,8 @@ write SQL against these table and column names, so they are part of kb's public 
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -299,6 +301,44 @@ mechanics = Table(
     comment="Keyword abilities, keyword actions and terms (such as outlaw) used as tags.",
 )
 
+
+def _mined_evidence() -> list[Column[Any]]:
+    """A mined name's votes (migration 0010), on mechanic_names and type_names."""
+    return [
+        Column(
+            "cards",
+            Integer,
+            nullable=True,
+            comment="A mined name: how many cards voted for it (one vote per card).",
+        ),
+        Column(
+            "voters",
+            Integer,
+            nullable=True,
+            comment="A mined name: how many cards voted at all; cards / voters is its share.",
+        ),
+        Column(
+            "method",
+            String(16),
+            nullable=True,
+            comment="A mined name: line (aligned lines), contrast (words of the cards with the "
+            "keyword against the others') or type (aligned type lines).",
+        ),
+        Column(
+            "runner_up",
+            Text,
+            nullable=True,
+            comment="A mined name: the name with the next most votes, if any.",
+        ),
+        Column(
+            "runner_up_cards",
+            Integer,
+            nullable=True,
+            comment="A mined name: how many cards voted for the runner-up.",
+        ),
+    ]
+
+
 mechanic_names = Table(
     "mechanic_names",
     metadata,
@@ -307,7 +347,27 @@ mechanic_names = Table(
     ),
     Column("locale", String(16), ForeignKey("locales.code"), primary_key=True),
     Column("name", Text, nullable=False),
+    Column(
+        "origin",
+        String(16),
+        nullable=False,
+        server_default="source",
+        comment="Where the name comes from: source (an imported file: the rules, the catalog), "
+        "mined (voted by the printed texts, kb/mining), editor (kb edit mechanic-name; never "
+        "replaced by a mined name).",
+    ),
+    *_mined_evidence(),
     comment="A mechanic's name in one locale.",
+)
+
+type_names = Table(
+    "type_names",
+    metadata,
+    Column("type", String(64), primary_key=True, comment="The English name: Rogue."),
+    Column("locale", String(16), ForeignKey("locales.code"), primary_key=True),
+    Column("name", Text, nullable=False),
+    *_mined_evidence(),
+    comment="A card type, supertype or subtype's name in one locale, mined from type lines.",
 )
 
 card_mechanics = Table(

@@ -127,6 +127,22 @@ edit_group.add_command(
 )
 
 
+@edit_group.command("mechanic-name")
+@click.argument("mechanic")
+@click.argument("locale", type=LOCALE_CHOICE)
+@click.argument("name")
+@click.option("--expect-name", help="The name you saw (default: the name now); else a conflict.")
+@editor_option
+@pass_app
+def edit_mechanic_name(
+    app: App, mechanic: str, locale: str, name: str, expect_name: str | None, editor: str
+) -> None:
+    """Confirm or correct the name of MECHANIC (its slug) in LOCALE; a mined name never
+    replaces it."""
+    with clear_errors(refused=REFUSED):
+        _done(edits.set_mechanic_name(app.engine(), editor, mechanic, locale, name, expect_name))
+
+
 def _tag_command(tagged: bool) -> click.Command:
     verb = "tag" if tagged else "untag"
 

@@ -1,19 +1,36 @@
-"""Mechanics: upserted from the rules and catalog, added for a card's keyword, and the patterns
-that tag cards and rulings with them."""
+"""Mechanics: upserted from the rules and catalog, added for a card's keyword, the patterns
+that tag cards and rulings with them, and their names mined from the printed texts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import and_, delete, func, insert, select, update
 
 from kb.loader.names import Names
 from kb.loader.state import LoadState
-from kb.loader.tables import mechanic_names, mechanics
+from kb.loader.tables import (
+    card_faces,
+    card_mechanics,
+    cards,
+    mechanic_names,
+    mechanics,
+    printed_texts,
+    type_names,
+)
+from kb.mining.mine import Mined, mine
+from kb.mining.samples import PrintedRow, from_printed_rows
+from kb.mining.votes import MinedName
 from kb.records import MechanicRecord
 from kb.tagging import RULES_VOCABULARY, MechanicMatcher, rule_pattern, slugify_mechanic
+
+SOURCE: Final = "source"
+MINED: Final = "mined"
+EDITOR: Final = "editor"
+EVIDENCE: Final = ("cards", "voters", "method", "runner_up", "runner_up_cards")
+"""The columns of a mined name's votes (mechanic_names, type_names)."""
 
 
 @dataclass
@@ -72,12 +89,25 @@ class Mechanics:
                 self.state.summary.counts["mechanics updated"] += 1
                 # The rule's text tags nothing: a new one leaves the tags as they are.
                 self.state.retag_everything |= bool(changes.keys() - {"rule_text"})
-        self.names.upsert(
-            mechanic_names,
-            "mechanic_id",
-            {(known.id, locale): name for locale, name in record.names.items()},
-            counter="mechanics updated",
-        )
+        named = {(known.id, locale): name for locale, name in record.names.items()}
+        origins: dict[str, str] = {
+            locale: origin
+            for locale, origin in self.state.connection.execute(
+                select(mechanic_names.c.locale, mechanic_names.c.origin).where(
+                    mechanic_names.c.mechanic_id == known.id
+                )
+            )
+        }
+        # An editor's name stays; a source's name replaces a mined one, and is the source's.
+        named = {key: name for key, name in named.items() if origins.get(key[1]) != EDITOR}
+        self.names.upsert(mechanic_names, "mechanic_id", named, counter="mechanics updated")
+        mined = [locale for _, locale in named if origins.get(locale) == MINED]
+        if mined:
+            self.state.connection.execute(
+                update(mechanic_names)
+                .where(mechanic_names.c.mechanic_id == known.id, mechanic_names.c.locale.in_(mined))
+                .values(origin=SOURCE, **dict.fromkeys(EVIDENCE))
+            )
 
     def for_keyword(self, keyword: str) -> KnownMechanic:
         slug = slugify_mechanic(keyword)
@@ -102,3 +132,147 @@ class Mechanics:
         return MechanicMatcher(
             (m.id, m.pattern) for m in self._known.values() if not m.kind.startswith("keyword")
         )
+
+
+class MinedNames:
+    """Mines the store's printed texts (kb/mining) and writes what it finds: a mechanic's name
+    in a locale where no source or editor has named it, with its votes; every type's name.
+
+    A vote is a share of all the cards, so mining reads the whole store, and its names replace
+    the mined names of the last run; a name a source or an editor wrote is never replaced.
+    """
+
+    def __init__(self, state: LoadState) -> None:
+        self.state = state
+
+    def mine(self) -> None:
+        keywords: dict[int, list[str]] = {}
+        by_name: dict[str, int] = {}
+        query = (
+            select(card_mechanics.c.card_id, mechanics.c.id, mechanic_names.c.name)
+            .join(mechanics, mechanics.c.id == card_mechanics.c.mechanic_id)
+            .join(
+                mechanic_names,
+                and_(
+                    mechanic_names.c.mechanic_id == mechanics.c.id,
+                    mechanic_names.c.locale == "en",
+                ),
+            )
+            .where(mechanics.c.kind.like("keyword%"))
+            .order_by(card_mechanics.c.card_id, mechanic_names.c.name)
+        )
+        for card_id, mechanic_id, name in self.state.connection.execute(query):
+            keywords.setdefault(card_id, []).append(name)
+            by_name[name] = mechanic_id
+        mined = mine(from_printed_rows(self._rows(keywords)))
+        self._write_mechanic_names(mined, by_name)
+        self._write_type_names(mined)
+
+    def _rows(self, keywords: dict[int, list[str]]) -> Iterator[PrintedRow]:
+        text, face = printed_texts, card_faces
+        query = (
+            select(
+                cards.c.id,
+                cards.c.name,
+                text.c.locale,
+                text.c.text,
+                text.c.type_line,
+                text.c.english_text,
+                text.c.english_type_line,
+                func.coalesce(face.c.oracle_text, cards.c.oracle_text),
+                func.coalesce(face.c.type_line, cards.c.type_line),
+                text.c.released_on,
+                text.c.set_code,
+                text.c.collector_number,
+            )
+            .join(cards, cards.c.id == text.c.card_id)
+            .outerjoin(face, and_(face.c.card_id == text.c.card_id, face.c.position == text.c.face))
+            .order_by(text.c.card_id, text.c.locale, text.c.face)
+        )
+        for row in self.state.connection.execute(query):
+            released = row[9]
+            yield PrintedRow(
+                card=row[1],
+                keywords=tuple(keywords.get(row[0], ())),
+                locale=row[2],
+                text=row[3],
+                type_line=row[4],
+                english_text=row[5],
+                english_type_line=row[6],
+                oracle_text=row[7],
+                oracle_type_line=row[8],
+                released_on=released.isoformat() if released is not None else None,
+                printing=f"{row[10] or ''} {row[11] or ''}".strip(),
+            )
+
+    def _write_mechanic_names(self, mined: Mined, by_name: dict[str, int]) -> None:
+        table, connection = mechanic_names, self.state.connection
+        named = {
+            (row.mechanic_id, row.locale): row.origin
+            for row in connection.execute(
+                select(table.c.mechanic_id, table.c.locale, table.c.origin)
+            )
+        }
+        wanted: dict[tuple[int, str], dict[str, Any]] = {}
+        for name in mined.mechanics:
+            key = (by_name.get(name.mechanic, -1), name.locale)
+            if key[0] != -1 and name.locale != "en" and named.get(key, MINED) == MINED:
+                wanted[key] = _values(name)
+        previous = {
+            (row.mechanic_id, row.locale): dict(row._mapping)
+            for row in connection.execute(
+                select(table.c.mechanic_id, table.c.locale, table.c.name, *_columns(table)).where(
+                    table.c.origin == MINED
+                )
+            )
+        }
+        counts = self.state.summary.counts
+        for mechanic_id, locale in sorted(previous.keys() - wanted.keys()):
+            connection.execute(
+                delete(table).where(table.c.mechanic_id == mechanic_id, table.c.locale == locale)
+            )
+            counts["mined names gone"] += 1
+        new_rows = []
+        for (mechanic_id, locale), values in sorted(wanted.items()):
+            old = previous.get((mechanic_id, locale))
+            if old is None:
+                new_rows.append(
+                    {"mechanic_id": mechanic_id, "locale": locale, "origin": MINED, **values}
+                )
+            elif any(old[column] != value for column, value in values.items()):
+                connection.execute(
+                    update(table)
+                    .where(table.c.mechanic_id == mechanic_id, table.c.locale == locale)
+                    .values(**values)
+                )
+                counts["mined names changed"] += 1
+        if new_rows:
+            connection.execute(insert(table), new_rows)
+            counts["mined names new"] += len(new_rows)
+
+    def _write_type_names(self, mined: Mined) -> None:
+        """Type names have no other origin yet: the table is the last mining's."""
+        connection = self.state.connection
+        connection.execute(delete(type_names))
+        rows = [
+            {"type": name.mechanic, "locale": name.locale, **_values(name)}
+            for name in mined.types
+            if name.locale != "en"
+        ]
+        if rows:
+            connection.execute(insert(type_names), rows)
+
+
+def _columns(table: Any) -> list[Any]:
+    return [table.c[column] for column in EVIDENCE]
+
+
+def _values(name: MinedName) -> dict[str, Any]:
+    return {
+        "name": name.name,
+        "cards": name.cards,
+        "voters": name.voters,
+        "method": name.method,
+        "runner_up": name.runner_up,
+        "runner_up_cards": name.runner_up_cards if name.runner_up else None,
+    }

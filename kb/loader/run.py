@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 from kb.batches import BATCH_SIZE, chunks
 from kb.derived import refresh_near_duplicates
 from kb.loader.cards import Cards
-from kb.loader.mechanics import Mechanics
+from kb.loader.mechanics import Mechanics, MinedNames
 from kb.loader.names import Names
 from kb.loader.references import CardReferences
 from kb.loader.rulings import Rulings
@@ -118,4 +118,8 @@ class Loader:
         the near duplicates of the texts it wrote."""
         self._tags.tag_touched()
         refresh_near_duplicates(self.state.connection, self.state.texts_written)
+        counts = self.summary.counts
+        if counts["texts new"] or counts["texts changed"]:
+            # The printed texts changed: their mechanic and type names are voted again.
+            MinedNames(self.state).mine()
         return self.summary

@@ -15,6 +15,7 @@ from kb.schema import (
     ruling_mechanics,
     rulings,
     sources,
+    type_names,
 )
 
 __all__ = [
@@ -30,4 +31,5 @@ __all__ = [
     "ruling_mechanics",
     "rulings",
     "sources",
+    "type_names",
 ]

@@ -1,0 +1,250 @@
+"""Keyword actions and terms that stand inside sentences ("When ... enters, scry 2."), mined by
+contrast: the words (in Japanese and Chinese, the character runs) found in the localized texts
+of most cards whose English says the keyword, and rarely in those of the cards without it.
+
+A keyword is taken for an action when fewer than ``ACTION_SHARE`` of its cards' English lines
+start with it; the cards that vote are those whose English text says it (an old printing of a
+card that MTGJSON now lists with "Mill" says "put the top two cards ... into ... graveyard").
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Final
+
+from kb.mining.samples import Sample
+from kb.mining.text import CJK_LOCALES, display_form, list_parts, without_reminder
+from kb.mining.votes import MinedName
+
+ACTION_SHARE: Final = 0.6
+"""Below this share of cards with a line that starts with the keyword, it is an action."""
+CANDIDATES: Final = 6
+"""How many of the n-grams most frequent among the keyword's cards are checked against the
+cards without it (each check scans the locale's texts once)."""
+MIN_SHARE: Final = 0.3
+"""An n-gram must be in at least this share of the keyword's cards (a name inflected several
+ways, German "millt", "millst", stands in fewer than half of them in each form)."""
+FIRST_CUT_TEXTS: Final = 500
+COUNTED_TEXTS: Final = 6000
+_KOREAN_VERB: Final = re.compile(r"(?<=\w\w)(?:시킨다|한다)$")
+
+
+def _is_hiragana(character: str) -> bool:
+    return "\u3041" <= character <= "\u309f"
+
+
+_WORD: Final = re.compile(r"[^\W\d_]+")
+_CJK_SEGMENT: Final = re.compile(r"[^\w]+|[\d０-９_a-zA-ZＸ]+")
+
+
+@dataclass(slots=True)
+class _Locale:
+    texts: list[str] = field(default_factory=list)
+    """Every sample's localized text, case-folded, for counting an n-gram among all cards."""
+    mentions: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
+    """keyword -> card -> the card's localized text as printed, for the cards whose English
+    says it."""
+    cards: dict[str, int] = field(default_factory=Counter)
+    """keyword -> how many of this locale's samples list it."""
+
+
+class Contrast:
+    """Collects texts per locale, then names the keywords that stand inside sentences."""
+
+    def __init__(self) -> None:
+        self._locales: dict[str, _Locale] = defaultdict(_Locale)
+        self._starts: Counter[str] = Counter()
+        self._listed: Counter[str] = Counter()
+        self._counted: set[tuple[str, str]] = set()
+
+    def add(self, sample: Sample) -> None:
+        if not sample.localized:
+            return
+        # Reminder text is left out: it explains the keyword in the same words on every card,
+        # so every one of its n-grams would stand out as much as the name.
+        printed = "\n".join(without_reminder(line) for line in sample.localized)
+        text = printed.casefold()
+        into = self._locales[sample.locale]
+        into.texts.append(text)
+        if not sample.keywords:
+            return
+        english = "\n".join(sample.english).casefold()
+        starting: set[str] | None = None
+        for keyword in sample.keywords:
+            if (sample.card, keyword) not in self._counted:
+                # Whether the English lines start with it: counted once per card, any locale.
+                if starting is None:
+                    starting = _starting_keywords(sample)
+                self._counted.add((sample.card, keyword))
+                self._listed[keyword] += 1
+                self._starts[keyword] += keyword in starting
+            folded = keyword.casefold()
+            # As a word's start: "landwalk" is not in "islandwalk", "mill" is in "mills".
+            if folded in english and re.search(r"\b" + re.escape(folded), english):
+                into.mentions[keyword].setdefault(sample.card, printed)
+
+    def actions(self) -> set[str]:
+        return {
+            keyword
+            for keyword, listed in self._listed.items()
+            if self._starts[keyword] < ACTION_SHARE * listed
+        }
+
+    def results(self, minimum: int = 1) -> list[MinedName]:
+        mined = []
+        actions = self.actions()
+        for locale in sorted(self._locales):
+            into = self._locales[locale]
+            background = Background(into.texts, locale)
+            for keyword in sorted(actions & set(into.mentions)):
+                texts = list(into.mentions[keyword].values())
+                if len(texts) >= minimum:
+                    name = _contrast(
+                        keyword,
+                        locale,
+                        into.mentions[keyword],
+                        len(into.texts),
+                        background,
+                    )
+                    if name is not None:
+                        mined.append(name)
+        return mined
+
+
+def _starting_keywords(sample: Sample) -> set[str]:
+    """The keywords that start a line of the English text, or stand in a line that lists
+    keywords ("Flying, haste"), not in a sentence ("..., detain target creature")."""
+    folded = [(keyword, keyword.casefold()) for keyword in sample.keywords]
+    found: set[str] = set()
+    for line in sample.english:
+        parts = [part.casefold() for part in list_parts(line)]
+        listed = [{keyword for keyword, word in folded if part.startswith(word)} for part in parts]
+        if all(listed):
+            found.update(*listed)
+        else:
+            found.update(keyword for keyword, word in folded if parts and parts[0].startswith(word))
+    return found
+
+
+def _grams(text: str, locale: str) -> set[str]:
+    """A text's words and pairs of words; in Japanese and Chinese, its runs of 2-6 characters
+    between digits and punctuation (占術 in 占術2を行う)."""
+    if locale in CJK_LOCALES:
+        found: set[str] = set()
+        for segment in _CJK_SEGMENT.split(text):
+            for start in range(len(segment)):
+                for end in range(start + 2, min(start + 6, len(segment)) + 1):
+                    gram = segment[start:end]
+                    # A Japanese name is written in kanji or katakana: a run with hiragana
+                    # holds a particle or an inflection (闘を, 身させ).
+                    if locale != "ja" or not any(map(_is_hiragana, gram)):
+                        found.add(gram)
+        return found
+    words = list(_WORD.finditer(text))
+    # Two words only where one space parts them as printed ("all'inizio" is not "all inizio").
+    return {word.group() for word in words} | {
+        f"{first.group()} {second.group()}"
+        for first, second in itertools.pairwise(words)
+        if text[first.end() : second.start()] == " "
+    }
+
+
+def _contrast(
+    keyword: str,
+    locale: str,
+    by_card: dict[str, str],
+    total: int,
+    background: Background,
+) -> MinedName | None:
+    """The n-gram with the best share among the keyword's cards times the share of the cards
+    holding it that have the keyword (its precision): "Hellsicht", not "deiner"."""
+    frequency: Counter[str] = Counter()
+    folded = {card: text.casefold() for card, text in by_card.items()}
+    for text in folded.values():
+        frequency.update(_grams(text, locale))
+    cards = len(by_card)
+
+    def estimate(item: tuple[str, int]) -> tuple[float, int, str]:
+        gram, count = item
+        return (count / cards * background.precision(gram, count, total), -len(gram), gram)
+
+    frequent = sorted(
+        (item for item in frequency.items() if item[1] >= MIN_SHARE * cards),
+        key=estimate,
+        reverse=True,
+    )[:CANDIDATES]
+    if not frequent:
+        return None
+
+    # Japanese runs hold no hiragana, so the longer run is the whole name (怪物化, not 物化);
+    # in Chinese the shorter; elsewhere one word rather than two (erkundet, not kommt
+    # erkundet), by count.
+    def length(gram: str) -> int:
+        if locale == "ja":
+            return len(gram)
+        if locale in CJK_LOCALES:
+            return -len(gram)
+        return -gram.count(" ")
+
+    def score(item: tuple[str, int]) -> tuple[int, int, int, str]:
+        """In steps of 10 %; then by length; then by count."""
+        gram, count = item
+        # Occurrences, not cards, elsewhere (str.count is fast); the keyword's own cards'
+        # occurrences are taken off, so a name said twice on a card costs nothing.
+        own = sum(text.count(gram) for text in folded.values())
+        elsewhere = max(background.occurrences(gram) - own, 0)
+        return (round(count / cards * count / (count + elsewhere) * 10), length(gram), count, gram)
+
+    ranked = sorted(frequent, key=score, reverse=True)
+    if " " in ranked[0][0]:
+        # Two words win where one of them alone is on as many cards: the name, not its
+        # neighbour ("erkundet", not "kommt erkundet").
+        words = ranked[0][0].split()
+        alone = [item for item in ranked if item[0] in words and item[1] >= ranked[0][1]]
+        if alone:
+            ranked.remove(alone[0])
+            ranked.insert(0, alone[0])
+    (best, count), runner_up = ranked[0], ranked[1] if len(ranked) > 1 else None
+    pattern = re.compile(re.escape(best), re.IGNORECASE)
+    forms = [found.group() for text in by_card.values() for found in pattern.finditer(text)]
+    if locale == "ko":
+        # A Korean action is a verb: 억류한다 is 억류 (detain) and its ending.
+        forms = [_KOREAN_VERB.sub("", form) or form for form in forms]
+    return MinedName(
+        mechanic=keyword,
+        locale=locale,
+        name=display_form(forms) if forms else best,
+        cards=count,
+        voters=cards,
+        method="contrast",
+        runner_up=runner_up[0] if runner_up else None,
+        runner_up_cards=runner_up[1] if runner_up else 0,
+        examples=tuple(sorted(card for card, text in folded.items() if best in text)[:3]),
+    )
+
+
+class Background:
+    """How often n-grams stand in a locale's texts, estimated from a spread of them (every
+    n-th text): a first cut over ``FIRST_CUT_TEXTS`` of them by their n-grams, then counts of
+    the few candidates left in ``COUNTED_TEXTS`` of them, scaled to the whole."""
+
+    def __init__(self, texts: list[str], locale: str) -> None:
+        self._total = len(texts)
+        step = max(1, len(texts) // FIRST_CUT_TEXTS)
+        self._sampled = len(texts[::step])
+        self._counts: Counter[str] = Counter()
+        for text in texts[::step]:
+            self._counts.update(_grams(text, locale))
+        self._step = max(1, len(texts) // COUNTED_TEXTS)
+        self._counted = "\x00".join(texts[:: self._step])
+
+    def precision(self, gram: str, count: int, total: int) -> float:
+        estimated = self._counts[gram] * total / max(self._sampled, 1)
+        return count / max(estimated, count)
+
+    def occurrences(self, gram: str) -> int:
+        """About how often the n-gram occurs in all the locale's texts."""
+        return self._counted.count(gram) * self._step

@@ -1,0 +1,112 @@
+"""Votes: each card votes once for a name per mechanic and locale; a name wins by its share.
+
+The evidence stays with each mined name: how many cards voted for it, out of how many cards
+voted at all, and the runner-up, so that an editor sees a split vote at a glance.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kb.mining.text import display_form
+
+
+@dataclass(frozen=True, slots=True)
+class MinedName:
+    mechanic: str
+    """The English name: a keyword as MTGJSON spells it ("Flying"), or a card type ("Rogue")."""
+    locale: str
+    name: str
+    cards: int
+    """How many cards voted for the name."""
+    voters: int
+    """How many cards voted at all."""
+    method: str
+    """How it was mined: "line" (aligned lines), "contrast" (n-grams), "type" (type lines)."""
+    runner_up: str | None = None
+    runner_up_cards: int = 0
+    examples: tuple[str, ...] = ()
+    """A few of the cards that voted for it, by English name, in order."""
+
+    @property
+    def share(self) -> float:
+        return self.cards / self.voters if self.voters else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Ballot:
+    key: str
+    """What is counted: the name case-folded."""
+    form: str
+    """The name as printed on this card."""
+    released: str
+
+
+class Ballots:
+    """The votes cast so far, one per card per mechanic and locale (the first a card casts)."""
+
+    def __init__(self) -> None:
+        self._votes: dict[tuple[str, str], dict[str, Ballot]] = defaultdict(dict)
+        self._ballots: dict[tuple[str, str], Ballot] = {}
+
+    def cast(self, mechanic: str, locale: str, card: str, form: str, released: str) -> None:
+        votes = self._votes[(mechanic, locale)]
+        if card not in votes and (form := form.strip()):
+            # Most cards vote for one of a few names: one copy of each name, one of each ballot.
+            key = (form, released)
+            ballot = self._ballots.get(key)
+            if ballot is None:
+                ballot = self._ballots[key] = Ballot(form.casefold(), form, released)
+            votes[card] = ballot
+
+    def __len__(self) -> int:
+        return len(self._votes)
+
+    def keys(self) -> Iterable[tuple[str, str]]:
+        return self._votes.keys()
+
+    def voters(self, mechanic: str, locale: str) -> int:
+        return len(self._votes.get((mechanic, locale), {}))
+
+    def results(self, method: str, minimum: int = 1) -> list[MinedName]:
+        """The winner of each vote with at least ``minimum`` voters, sorted."""
+        mined = [
+            tally(mechanic, locale, votes, method)
+            for (mechanic, locale), votes in self._votes.items()
+            if len(votes) >= minimum
+        ]
+        return sorted(mined, key=lambda name: (name.mechanic, name.locale))
+
+
+def tally(mechanic: str, locale: str, votes: dict[str, Ballot], method: str) -> MinedName:
+    """The name most cards voted for; a tie goes to the name of the newer printings (a
+    translation that changed: the current one), then to the first in code point order."""
+    by_key: dict[str, list[tuple[str, Ballot]]] = defaultdict(list)
+    for card, ballot in votes.items():
+        by_key[ballot.key].append((card, ballot))
+
+    def rank(key: str) -> tuple[int, str, str]:
+        ballots = by_key[key]
+        newest = max(ballot.released for _, ballot in ballots)
+        return (len(ballots), newest, _reverse(key))
+
+    ranked = sorted(by_key, key=rank, reverse=True)
+    winner = by_key[ranked[0]]
+    runner_up = by_key[ranked[1]] if len(ranked) > 1 else []
+    return MinedName(
+        mechanic=mechanic,
+        locale=locale,
+        name=display_form([ballot.form for _, ballot in winner]),
+        cards=len(winner),
+        voters=len(votes),
+        method=method,
+        runner_up=display_form([ballot.form for _, ballot in runner_up]) if runner_up else None,
+        runner_up_cards=len(runner_up),
+        examples=tuple(sorted(card for card, _ in winner)[:3]),
+    )
+
+
+def _reverse(text: str) -> str:
+    return "".join(chr(0x10FFFF - ord(character)) for character in text)
