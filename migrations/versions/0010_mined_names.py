@@ -10,7 +10,7 @@ It comes after 0011 (mechanics' rule texts), which reached main first: a store a
 must still get this one, so it revises the head rather than 0009.
 
 Revision ID: 0010
-Revises: 0011
+Revises: 0009
 Create Date: 2026-12-02
 """
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | None = "0011"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -56,9 +56,7 @@ def upgrade() -> None:
     # Plain ADD COLUMNs (no batch copy): existing names are the sources'.
     op.add_column(
         "mechanic_names",
-        sa.Column(
-            "origin", sa.String(16), nullable=False, server_default="source", comment=ORIGIN
-        ),
+        sa.Column("origin", sa.String(16), nullable=False, server_default="source", comment=ORIGIN),
     )
     for column in _evidence():
         op.add_column("mechanic_names", column)
