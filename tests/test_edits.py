@@ -14,7 +14,7 @@ from realdata import DATA
 from sqlalchemy import select
 from sqlalchemy.engine import Engine, Row
 
-from kb import derived, edits, schema
+from kb import derived, edits, revisions, schema
 from kb.engine import make_engine
 from kb.importing import run_import
 
@@ -174,7 +174,7 @@ def test_a_stale_edit_is_a_conflict_and_nothing_is_lost(demo_url: str) -> None:
     engine = make_engine(demo_url)
     seen = SAME_MODE_TEXT  # both editors read this
     edits.set_ruling_text(engine, "ann", SAME_MODE, "ann's text", expect_text=seen)
-    with pytest.raises(edits.ConflictError, match="changed by someone else"):
+    with pytest.raises(revisions.ConflictError, match="changed by someone else"):
         edits.set_ruling_text(engine, "bob", SAME_MODE, "bob's text", expect_text=seen)
     engine.dispose()
     assert ruling(demo_url, SAME_MODE).text == "ann's text"
@@ -237,7 +237,7 @@ def _append_marks(database_url: str, worker: int) -> None:
                     engine, f"w{worker}", SAME_MODE, f"{current} [{worker}.{number}]", current
                 )
                 break
-            except edits.ConflictError:
+            except revisions.ConflictError:
                 continue
     engine.dispose()
 
@@ -305,9 +305,10 @@ def test_near_duplicates_stay_right_when_two_editors_change_a_pair_at_once(demo_
     token = ruling(demo_url, 6).text
     lookalike = token.replace("’", "'") + " (707.2)"
     second = threading.Thread(target=edits.set_ruling_text, args=(engine, "bob", 10, lookalike))
-    with edits.edit_transaction(engine) as connection:
+    with revisions.edit_transaction(engine) as connection:
         unrelated = {"text": "A ruling about something else entirely."}
-        edits._apply(connection, edits.Change("rulings", {"id": 6}, {"text": token}, unrelated))
+        change = revisions.Change("rulings", {"id": 6}, {"text": token}, unrelated)
+        revisions.apply_change(connection, change)
         second.start()
         second.join(timeout=1)  # it waits for this transaction (or, unguarded, races it)
     second.join(timeout=60)

@@ -13,7 +13,7 @@ from realdata import realdata
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from kb import edits, schema
+from kb import edits, revisions, schema
 from kb.engine import make_engine
 from kb.importing import run_import
 
@@ -61,7 +61,7 @@ def test_an_import_mines_names_and_an_editor_wins(database_url: str) -> None:
     assert names(engine, "kicker")["de"][:2] == ("Bonuskosten", "editor")
     run_import(engine, [sets / "KHM.json.gz"])
     assert names(engine, "kicker")["de"][:2] == ("Bonuskosten", "editor")
-    edits.revert(engine, "bob", revision)
+    revisions.revert(engine, "bob", revision)
     assert names(engine, "kicker")["de"][:2] == ("Bonus", "mined")
     # A confirmed name is the editor's too.
     edits.set_mechanic_name(engine, "ann", "flying", "de", "Fliegend")

@@ -11,7 +11,7 @@ from conftest import assert_keys_and_pairs_follow_texts, run_kb
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from kb import edits, schema
+from kb import edits, revisions, schema
 from kb.engine import make_engine
 from kb.sql import QueryError, run_query, saved_queries, saved_query_values
 
@@ -168,7 +168,7 @@ def test_near_duplicates_begin_alike_once_typography_is_folded(demo_url: str) ->
     assert [(row["ruling_id"], row["other_ruling_id"], row["reason"]) for row in pairs] == [
         ("6", "10", "same beginning")
     ]
-    edits.revert(engine, "bob", 1)
+    revisions.revert(engine, "bob", 1)
     assert_keys_and_pairs_follow_texts(engine)
     engine.dispose()
     assert rows(demo_url, "near_duplicate_rulings") == []
@@ -199,7 +199,7 @@ def test_translations_to_review(demo_url: str) -> None:
     assert waiting() == [draft]
     reworded = edits.set_ruling_text(engine, "cy", 3, english + " (See rule 702.172.)")
     assert waiting() == [draft, ("3", "English text changed", "Ogni costo addizionale…")]
-    edits.revert(engine, "cy", reworded)
+    revisions.revert(engine, "cy", reworded)
     assert waiting() == [draft]
     engine.dispose()
 

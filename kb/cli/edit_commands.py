@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from kb import edits
+from kb import edits, revisions
 from kb.cli.app import (
     LOCALE_CHOICE,
     App,
@@ -16,7 +16,7 @@ from kb.cli.app import (
 )
 from kb.sql import QueryError, format_result
 
-REFUSED = (edits.EditError, QueryError)
+REFUSED = (revisions.EditError, QueryError)
 """Errors whose message is the line to show."""
 
 
@@ -210,4 +210,4 @@ def history_command(
 def revert_command(app: App, revision_id: int, editor: str) -> None:
     """Undo revision REVISION_ID (recorded as a new revision)."""
     with clear_errors(refused=REFUSED):
-        _done(edits.revert(app.engine(), editor, revision_id))
+        _done(revisions.revert(app.engine(), editor, revision_id))

@@ -17,7 +17,7 @@ from kb.cli.app import (
     output_options,
     pass_app,
 )
-from kb.edits import EditError
+from kb.revisions import EditError
 from kb.sql import format_result
 
 

@@ -22,8 +22,9 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Select
 
 from kb.batches import chunks
-from kb.edits import EditError, find_card
+from kb.edits import find_card
 from kb.locales import BY_CODE
+from kb.revisions import EditError
 from kb.schema import (
     card_names,
     card_rulings,

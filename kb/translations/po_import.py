@@ -20,9 +20,9 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from kb.batches import chunks
-from kb.edits import Change, Values, commit_changes
 from kb.locales import canonical_locale
 from kb.records import ParseError
+from kb.revisions import Change, Values, commit_changes
 from kb.schema import ruling_translations, rulings
 from kb.text import text_key as english_key
 from kb.translations.po_export import CONTEXT_PREFIX
