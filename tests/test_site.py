@@ -720,3 +720,12 @@ def test_dates_use_the_locale_format(demo_site: Path) -> None:
     for folder, date in expected.items():
         page = (demo_site / folder / "cards/three-steps-ahead.html").read_text("utf-8")
         assert f">{date}</time>" in page, folder
+
+
+def test_a_rules_text_shows_any_symbol_in_braces() -> None:
+    """Real Oracle texts hold symbols no mana cost does: {T}, {Q}, {P} alone, {E}, {CHAOS}."""
+    german = BY_CODE["de"]
+    shown = str(mana.rules_text("{T}, {Q}: Add {C}. {P} is {E}; {CHAOS} (reminder {R})", german))
+    assert 'aria-label="tappen"' in shown and 'aria-label="enttappen"' in shown
+    assert '<span class="ms" aria-hidden="true">P</span>' in shown
+    assert "<i>(reminder " in shown and shown.startswith("<p>") and shown.endswith("</p>")

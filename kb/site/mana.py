@@ -45,7 +45,7 @@ def _symbol_classes(symbol: str) -> str:
     (``ms-then-u``), which the stylesheet draws as the symbol's other half; a generic half
     (``2/W``'s 2) keeps the generic colour. Half mana (``HW``) has its colour."""
     halves = [_colour_of(half) for half in symbol.upper().split("/") if half != "P"]
-    first, then = [*halves, ""][:2]
+    first, then = [*halves, "", ""][:2]  # {P} alone (a rules text's Phyrexian symbol) has none
     classes = ["ms"]
     if first:
         classes.append(f"ms-{first}")
