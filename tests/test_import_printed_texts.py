@@ -18,7 +18,9 @@ from sqlalchemy.engine import Engine
 from kb import schema
 from kb.importing import ImportOptions, run_import
 from kb.records import ParseError
-from kb.site.data import CardEntry, FaceView, PrintedView, load_cards
+from kb.site.card_texts import FaceView, PrintedView
+from kb.site.data import load_cards
+from kb.site.views import CardEntry
 
 SETS = "mtgjson-sets-2022-05"
 WATCHDOG = "scryfall_card_m21_2_de_alpine_watchdog.json"

@@ -11,9 +11,9 @@ from babel.messages.pofile import read_po
 from realdata import ROOT
 
 from kb.locales import BY_CODE, LOCALES
-from kb.site.data import CardEntry, SiteIndex
 from kb.site.i18n import CATALOG_DIR, catalog_path, translations
 from kb.site.render import home_page
+from kb.site.views import CardEntry, SiteIndex
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 

@@ -27,7 +27,7 @@ from sqlalchemy.engine import Engine
 
 from kb import changelog
 from kb.locales import LOCALES, Locale
-from kb.site.data import SiteIndex, load_index
+from kb.site.data import load_index
 from kb.site.fingerprints import Fingerprints, code_version
 from kb.site.manifest import NO_PAGE, Manifest, Previous
 from kb.site.other_pages import OtherDone, OtherPagesPlan, plan_other_pages, stage_other_pages
@@ -35,6 +35,7 @@ from kb.site.output import Output
 from kb.site.reading import reading
 from kb.site.render import Languages, Renderer, Urls
 from kb.site.staging import Stager, check_output_folder, move_into_place
+from kb.site.views import SiteIndex
 from kb.site.watch_state import CodeChanged, FinishedBuild, WatchState
 from kb.site.workers import CardJob, CardResult, render_shares, share_bounds
 

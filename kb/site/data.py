@@ -3,26 +3,32 @@
 The build never holds the whole store: ``load_index`` reads what every page that lists cards
 needs (each card's English name and file name, the mechanics, counts), ``localized_cards`` one
 locale's card names when its lists are rendered, and ``load_cards`` a share of the cards whole,
-for their pages. The views are plain dataclasses with slots; build workers inherit the index
-and read their own shares.
+for their pages. The views are in kb.site.views; build workers inherit the index and read
+their own shares.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import ClassVar, NamedTuple
+from dataclasses import replace
 
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, or_, select
 from sqlalchemy.engine import Connection
 
 from kb import schema as tables
 from kb.site import card_texts
-from kb.site.card_texts import FaceView, PrintedView
 from kb.site.paths import unique_slugs
 from kb.site.stencils import Items
+from kb.site.views import (
+    CardEntry,
+    CardView,
+    LocalizedCard,
+    MechanicView,
+    RulingView,
+    SiteIndex,
+    Tag,
+)
 
 RESERVED_SLUGS = frozenset({"index"})
 """File names the site uses itself in the cards/ and mechanics/ folders."""
@@ -32,130 +38,6 @@ all of a locale's)."""
 RULINGS_BY_ID = 10_000
 """Up to this many rulings are looked at again by id after an edit (an id is a bound parameter,
 and SQLite allows 32,766 by default); with more, every general ruling is found again."""
-
-
-@dataclass(frozen=True, slots=True)
-class Tag:
-    """A mechanic as a ruling's tag shows it."""
-
-    NOT_SHOWN: ClassVar[tuple[str, ...]] = ("key",)
-    key: str
-    """The store's slug."""
-    slug: str
-    """The mechanic page's file name."""
-    name: str
-    names: dict[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class RulingView:
-    id: int
-    text: str
-    published_on: dt.date | None
-    tags: tuple[Tag, ...]
-    """The mechanics the ruling is tagged with, by the store's slug."""
-    translations: dict[str, str]
-    """Reviewed community translations by locale code."""
-
-
-@dataclass(slots=True)
-class Named:
-    """Something with an English name and localized names."""
-
-    SHOWN_PROPERTIES: ClassVar[tuple[str, ...]] = ("renamed",)
-    name: str
-    names: dict[str, str]
-
-    @property
-    def renamed(self) -> dict[str, bool]:
-        """Whether each locale's name differs from the English name (templates compare no
-        strings: see kb.site.stencils)."""
-        return {code: name != self.name for code, name in self.names.items()}
-
-    def name_in(self, locale: str) -> str | None:
-        """The name in ``locale``, None where it has none (the page then shows the English
-        name, marked as English)."""
-        return self.names.get(locale) or (self.name if locale == "en" else None)
-
-
-@dataclass(slots=True)
-class CardEntry(Named):
-    """A card as the pages that link to it know it: names (those of the locales loaded) and
-    its page's file name."""
-
-    id: int
-    slug: str
-
-
-@dataclass(slots=True)
-class CardView(CardEntry):
-    """A card whole, as its own page shows it."""
-
-    mana_cost: str | None = None
-    type_line: str | None = None
-    oracle_text: str | None = None
-    """The English Oracle text, faces joined by records.FACE_TEXT_SEPARATOR."""
-    faces: tuple[str, ...] = ()
-    """English face names of a split, double-faced, flip, adventure or meld card, in order."""
-    oracle_faces: tuple[FaceView, ...] = ()
-    """The same faces with their Oracle cost, type line and text."""
-    printed: dict[str, tuple[PrintedView, ...]] = field(default_factory=dict)
-    """By locale (English has none: its text is the Oracle's), the printed faces in order."""
-    rulings: Items = field(default_factory=Items)
-    """RulingViews, in publication order."""
-
-
-@dataclass(slots=True)
-class MechanicView(Named):
-    NOT_SHOWN: ClassVar[tuple[str, ...]] = ("card_ids", "general_rulings")
-    id: int
-    key: str
-    """The store's slug (``spree``)."""
-    slug: str
-    """The page's file name."""
-    rule: str | None
-    kind: str = "term"
-    """keyword_ability, keyword_action or term (mechanics.kind)."""
-    rule_text: str | None = None
-    """The rule that defines it, in English (mechanics.rule_text)."""
-    card_ids: list[int] = field(default_factory=list)
-    general_rulings: list[RulingView] = field(default_factory=list)
-
-
-@dataclass
-class SiteIndex:
-    cards: list[CardEntry]
-    """Every card, sorted by English name, without localized names."""
-    mechanics: dict[str, MechanicView]
-    """By the store's slug, sorted."""
-    ruling_count: int
-    general_cards: dict[int, frozenset[int]] = field(default_factory=dict)
-    """Each general ruling's cards, by ruling id: after an edit, the general rulings on no
-    changed card are kept as they are."""
-
-    def with_mechanics(
-        self,
-        mechanics: dict[str, MechanicView],
-        ruling_count: int,
-        general_cards: dict[int, frozenset[int]],
-    ) -> SiteIndex:
-        """The index of the same cards with these mechanics: what is derived from the cards
-        alone is kept (a large site's slugs and positions take milliseconds to make)."""
-        updated = SiteIndex(self.cards, mechanics, ruling_count, general_cards)
-        for derived in ("slugs", "positions"):
-            if derived in self.__dict__:
-                updated.__dict__[derived] = self.__dict__[derived]
-        return updated
-
-    @cached_property
-    def slugs(self) -> frozenset[str]:
-        """The cards' file names."""
-        return frozenset(card.slug for card in self.cards)
-
-    @cached_property
-    def positions(self) -> dict[int, int]:
-        """Each card's position in ``cards``, by id."""
-        return {card.id: number for number, card in enumerate(self.cards)}
 
 
 def load_index(connection: Connection, cards: list[CardEntry] | None = None) -> SiteIndex:
@@ -361,22 +243,6 @@ def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, di
     ):
         translations.setdefault(ruling_id, {})[locale] = text
     return translations
-
-
-class LocalizedCard(NamedTuple):
-    """A card as a page listing it in one locale knows it. A tuple rather than a CardEntry
-    with a dict of names: a large site's list of its 30,000 cards in one locale is ~5 MB
-    smaller, and the main process peaks while it renders that list's A–Z page."""
-
-    name: str
-    local: str | None
-    """Its name in the list's locale, if it has one."""
-    id: int
-    slug: str
-
-    def name_in(self, _locale: str) -> str | None:
-        """Its name in the list's locale (the only one it knows), as Named.name_in."""
-        return self.local
 
 
 def localized_cards(

@@ -14,8 +14,8 @@ import orjson
 
 from kb.resources import resource_dir
 from kb.site import render
-from kb.site.data import CardEntry, CardView
 from kb.site.render import Languages
+from kb.site.views import CardEntry, CardView
 
 HASH_LENGTH = 20
 """Hashes in the manifest: the first 80 bits of a SHA-256, in hexadecimal. SHA-256 rather than

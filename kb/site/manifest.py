@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kb.locales import LOCALES
-from kb.site.data import CardEntry
 from kb.site.fingerprints import HASH_LENGTH
 from kb.site.output import MANIFEST
+from kb.site.views import CardEntry
 
 NO_PAGE = "-" * HASH_LENGTH
 """A card's hash in a locale it has no page in (yet)."""

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 
 from kb.locales import Locale
 from kb.site import render
-from kb.site.data import CardEntry, LocalizedCard, MechanicView, SiteIndex, localized_cards
+from kb.site.data import localized_cards
 from kb.site.fingerprints import Fingerprints, digest, encoded
 from kb.site.manifest import Manifest
 from kb.site.reading import reading
@@ -33,6 +33,7 @@ from kb.site.render import (
     stylesheet,
 )
 from kb.site.staging import Stager
+from kb.site.views import CardEntry, LocalizedCard, MechanicView, SiteIndex
 
 SITEMAP_GROUPS = 300
 """Pages (each in 11 languages) per sitemap file: 3,300 addresses (about 4 MB with their

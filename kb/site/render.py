@@ -33,11 +33,11 @@ from jinja2.bccache import Bucket
 from kb.locales import BY_CODE, Locale
 from kb.resources import resource_dir
 from kb.site.collation import collated, label, sectioned
-from kb.site.data import CardEntry, CardView, LocalizedCard, MechanicView, SiteIndex
 from kb.site.dates import medium_date
 from kb.site.i18n import translations
 from kb.site.mana import mana_symbols, rules_text
 from kb.site.stencils import Items, Stencils, each, hole_filter, hole_ngettext
+from kb.site.views import CardEntry, CardView, LocalizedCard, MechanicView, SiteIndex
 
 ROOT_INDEX = "index.html"
 SITEMAP = "sitemap.xml"

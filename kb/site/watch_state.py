@@ -8,10 +8,11 @@ from pathlib import Path
 from sqlalchemy.engine import Connection
 
 from kb.locales import LOCALES
-from kb.site.data import CardEntry, SiteIndex, update_index
+from kb.site.data import update_index
 from kb.site.manifest import Manifest
 from kb.site.output import MANIFEST, live_root
 from kb.site.render import Languages, Renderer
+from kb.site.views import CardEntry, SiteIndex
 
 
 @dataclass(frozen=True)

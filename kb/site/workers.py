@@ -23,12 +23,13 @@ from sqlalchemy.engine import Engine
 
 from kb.locales import LOCALES
 from kb.site import render
-from kb.site.data import SiteIndex, load_cards
+from kb.site.data import load_cards
 from kb.site.fingerprints import Fingerprints
 from kb.site.manifest import CardRecord, Manifest
 from kb.site.reading import reading
 from kb.site.render import Renderer
 from kb.site.staging import Stager
+from kb.site.views import SiteIndex
 
 CARDS_PER_TASK = 500
 
