@@ -1,11 +1,15 @@
-"""Editors' SQL run from Python with run_query's defaults: one second and a thousand rows."""
+"""Editors' SQL from Python: run_query's defaults (one second, a thousand rows) and the SQLite
+authorizer deciding for itself."""
 
 from __future__ import annotations
+
+import sqlite3
 
 import pytest
 from sqlalchemy.engine import Engine
 
 from kb import sql
+from kb.engine import make_engine, sqlite_file
 
 ENDLESS = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
 ROWS = (
@@ -28,3 +32,58 @@ def test_the_default_time_limit_is_one_second(engine: Engine) -> None:
     assert str(raised.value) == (
         "query stopped: it ran longer than the time limit of 1 s (--time-limit)"
     )
+
+
+# Python's sqlite3 enables none of the functions the authorizer denies (load_extension is off,
+# readfile and the rest are not compiled in), so SQLite would refuse them anyway: to see the
+# authorizer decide, the reader's connection is given functions of those names that would run.
+DENIED_FUNCTIONS = ["load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile"]
+
+
+def _reader_with(sqlite_url: str, *names: str) -> sqlite3.Connection:
+    path = sqlite_file(make_engine(sqlite_url))
+    assert path is not None
+    reader = sql.open_sqlite_reader(path)
+    for name in names:
+        reader.create_function(name, -1, lambda *arguments: "ran")
+    return reader
+
+
+@pytest.mark.parametrize("name", DENIED_FUNCTIONS)
+def test_a_denied_function_is_refused_even_where_sqlite_has_it(sqlite_url: str, name: str) -> None:
+    reader = _reader_with(sqlite_url, name, "harmless")
+    try:
+        assert reader.execute("SELECT harmless('x')").fetchall() == [("ran",)]
+        # In any case: SQLite looks functions up without regard to it.
+        for spelt in (name, name.upper()):
+            with pytest.raises(sqlite3.DatabaseError) as refused:
+                reader.execute(f"SELECT {spelt}('x')")
+            # The authorizer's refusal, not SQLite's own "not authorized" of a disabled function.
+            assert str(refused.value).lower() == f"not authorized to use function: {name}"
+    finally:
+        reader.close()
+
+
+def test_the_authorizer_allows_reading_and_harmless_functions_only() -> None:
+    allow, deny = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
+    decide = sql._sqlite_authorizer
+    assert decide(sqlite3.SQLITE_SELECT, None, None, None, None) == allow
+    assert decide(sqlite3.SQLITE_READ, "locales", "code", "main", None) == allow
+    assert decide(sqlite3.SQLITE_RECURSIVE, None, None, None, None) == allow
+    assert decide(sqlite3.SQLITE_FUNCTION, None, "lower", None, None) == allow
+    assert decide(sqlite3.SQLITE_FUNCTION, None, None, None, None) == allow
+    for name in DENIED_FUNCTIONS:
+        assert decide(sqlite3.SQLITE_FUNCTION, None, name, None, None) == deny
+        assert decide(sqlite3.SQLITE_FUNCTION, None, name.upper(), None, None) == deny
+        # The function's name is the second argument, not the first.
+        assert decide(sqlite3.SQLITE_FUNCTION, name, "lower", None, None) == allow
+    for action in (
+        sqlite3.SQLITE_INSERT,
+        sqlite3.SQLITE_UPDATE,
+        sqlite3.SQLITE_DELETE,
+        sqlite3.SQLITE_PRAGMA,
+        sqlite3.SQLITE_ATTACH,
+        sqlite3.SQLITE_TRANSACTION,
+        sqlite3.SQLITE_CREATE_TEMP_TABLE,
+    ):
+        assert decide(action, None, None, None, None) == deny
