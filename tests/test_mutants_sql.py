@@ -4,6 +4,7 @@ authorizer deciding for itself."""
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -87,3 +88,35 @@ def test_the_authorizer_allows_reading_and_harmless_functions_only() -> None:
         sqlite3.SQLITE_CREATE_TEMP_TABLE,
     ):
         assert decide(action, None, None, None, None) == deny
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
+def test_an_in_memory_sqlite_database_is_refused(url: str) -> None:
+    """kb sql opens the store's file again, read-only: a database in memory has none."""
+    engine = make_engine(url)
+    assert sqlite_file(engine) is None
+    with pytest.raises(sql.QueryError) as refused:
+        sql.execute_read_only(engine, "SELECT 1")
+    assert str(refused.value) == "kb sql needs a SQLite file, not an in-memory database"
+    engine.dispose()
+
+
+def test_a_missing_sqlite_file_is_named_and_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.sqlite"
+    engine = make_engine(f"sqlite:///{missing}")
+    with pytest.raises(sql.QueryError) as refused:
+        sql.execute_read_only(engine, "SELECT 1")
+    assert str(refused.value) == f"{missing}: unable to open database file"
+    assert not missing.exists()
+    engine.dispose()
+
+
+def test_sqlite_refuses_a_second_statement_in_its_own_words(sqlite_url: str) -> None:
+    """Not an OperationalError: the sqlite3 module refuses it before SQLite runs anything."""
+    engine = make_engine(sqlite_url)
+    for statements in ("SELECT 1; SELECT 2", "SELECT 1; DELETE FROM locales"):
+        with pytest.raises(sql.QueryError) as refused:
+            sql.execute_read_only(engine, statements)
+        assert str(refused.value) == "You can only execute one statement at a time."
+    assert sql.execute_read_only(engine, "SELECT count(*) FROM locales").rows == [(11,)]
+    engine.dispose()
