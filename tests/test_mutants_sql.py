@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_mock_engine
 from sqlalchemy.engine import Engine
 
 from kb import sql
@@ -120,3 +121,29 @@ def test_sqlite_refuses_a_second_statement_in_its_own_words(sqlite_url: str) -> 
         assert str(refused.value) == "You can only execute one statement at a time."
     assert sql.execute_read_only(engine, "SELECT count(*) FROM locales").rows == [(11,)]
     engine.dispose()
+
+
+def test_an_empty_query_is_told_so(engine: Engine) -> None:
+    with pytest.raises(sql.QueryError) as refused:
+        sql.run_query(engine, "  -- only a comment\n/* and another */")
+    assert str(refused.value) == (
+        "only queries can run here (SELECT, WITH, VALUES), not an empty query"
+    )
+
+
+def test_a_database_of_another_kind_is_named() -> None:
+    # SQLAlchemy's MySQL dialect without its driver (not installed): only its name is read.
+    mysql = create_mock_engine("mysql://", executor=lambda *arguments: None)
+    with pytest.raises(sql.QueryError) as refused:
+        sql.execute_read_only(mysql, "SELECT 1")
+    assert str(refused.value) == "kb sql does not support mysql databases"
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(("time_limit", "setting"), [(1.0, "1s"), (0.25, "250ms")])
+def test_postgresql_times_the_query_out_after_the_time_limit_in_milliseconds(
+    postgres_engine: Engine, time_limit: float, setting: str
+) -> None:
+    # Not under 1.5 ms (the floor of 1 ms): a query would race the server's timer.
+    query = "SELECT current_setting('statement_timeout') AS timeout"
+    assert sql.run_query(postgres_engine, query, time_limit=time_limit).rows == [(setting,)]
