@@ -1,5 +1,5 @@
-"""Editors' SQL from Python: run_query's defaults (one second, a thousand rows) and the SQLite
-authorizer deciding for itself."""
+"""Editors' SQL from Python: the defaults (one second, a thousand rows), the refusals' exact
+words, PostgreSQL's timeout setting, and the SQLite authorizer deciding for itself."""
 
 from __future__ import annotations
 
@@ -20,17 +20,23 @@ ROWS = (
 )
 
 
-def test_the_default_row_limit_is_a_thousand(engine: Engine) -> None:
-    exactly = sql.run_query(engine, ROWS, {"last": 1000})
+# run_query, and execute_read_only that tests call to see what the database itself refuses.
+RUNS = {"run_query": sql.run_query, "execute_read_only": sql.execute_read_only}
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_the_default_row_limit_is_a_thousand(engine: Engine, run: str) -> None:
+    exactly = RUNS[run](engine, ROWS, {"last": 1000})
     assert (len(exactly.rows), exactly.truncated) == (1000, False)
-    more = sql.run_query(engine, ROWS, {"last": 1001})
+    more = RUNS[run](engine, ROWS, {"last": 1001})
     assert (len(more.rows), more.truncated) == (1000, True)
     assert more.rows[-1] == (1000,)
 
 
-def test_the_default_time_limit_is_one_second(engine: Engine) -> None:
+@pytest.mark.parametrize("run", list(RUNS))
+def test_the_default_time_limit_is_one_second(engine: Engine, run: str) -> None:
     with pytest.raises(sql.QueryError) as raised:
-        sql.run_query(engine, ENDLESS)
+        RUNS[run](engine, ENDLESS)
     assert str(raised.value) == (
         "query stopped: it ran longer than the time limit of 1 s (--time-limit)"
     )
