@@ -153,3 +153,11 @@ def test_postgresql_times_the_query_out_after_the_time_limit_in_milliseconds(
     # Not under 1.5 ms (the floor of 1 ms): a query would race the server's timer.
     query = "SELECT current_setting('statement_timeout') AS timeout"
     assert sql.run_query(postgres_engine, query, time_limit=time_limit).rows == [(setting,)]
+
+
+@pytest.mark.postgres
+def test_a_postgresql_store_has_no_sqlite_file(postgres_engine: Engine) -> None:
+    """Else its database's name would pass for a file: the build, the backup and the watcher
+    ask sqlite_file where the store lies."""
+    assert postgres_engine.url.database
+    assert sqlite_file(postgres_engine) is None
