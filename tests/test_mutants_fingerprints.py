@@ -18,7 +18,10 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from kb.engine import make_engine
+from kb.site.data import CardView
+from kb.site.fingerprints import Fingerprints, encoded
 from kb.site.output import MANIFEST
+from kb.site.stencils import Items
 
 THREE_STEPS = "Three Steps Ahead"
 GERMAN = "de/cards/three-steps-ahead.html"
@@ -222,3 +225,27 @@ def test_a_new_base_address_reaches_every_page(demo_url: str, tmp_path: Path) ->
     assert "https://rulings.example/" in (out / "404.html").read_text("utf-8")
     _build(demo_url, tmp_path / "full", "--base-url", "https://rulings.example/")
     assert _pages(out) == _pages(tmp_path / "full")
+
+
+def _card_view(names: dict[str, str]) -> CardView:
+    return CardView(name="Opt", names=names, id=1, slug="opt", mana_cost="{U}")
+
+
+def test_a_cards_fingerprint_is_of_its_view_not_of_the_order_its_names_were_read_in() -> None:
+    """The same view gives the same fingerprint (dicts encoded by key): a store read in another
+    order rebuilds no page. A changed name or code version changes it."""
+    fingerprints = Fingerprints("v1")
+    italian_first = fingerprints.card(_card_view({"it": "Scegli", "de": "Opt"}))
+    assert fingerprints.card(_card_view({"de": "Opt", "it": "Scegli"})) == italian_first
+    assert fingerprints.card(_card_view({"de": "Opt", "it": "Scelta"})) != italian_first
+    assert Fingerprints("v2").card(_card_view({"de": "Opt", "it": "Scegli"})) != italian_first
+
+
+def test_a_page_input_that_cannot_be_encoded_is_named() -> None:
+    """A view given a field of a type the encoding does not know says which type, rather than
+    letting orjson guess at it."""
+    with pytest.raises(TypeError) as raised:
+        encoded({"tags": {"spree"}})
+    assert str(raised.value.__cause__) == "set in a page's input"
+    # Items, a tuple's subclass, is a list like any tuple (orjson takes exact tuples only).
+    assert encoded({"rulings": Items(("One.", "Two."))}) == b'{"rulings":["One.","Two."]}'

@@ -283,3 +283,90 @@ def test_rulings_reused_are_counted_across_the_files_of_one_import(store: Store)
         "rulings: 1 new, 2 reused, 0 improved (damaged copies mended)",
         "links: 3 new, 0 dated, 0 unchanged",
     ]
+
+
+def test_new_and_mended_rulings_are_counted_across_the_files_of_one_import(
+    store: Store,
+) -> None:
+    store.page(CROSSFIRE, "Add .", "Pay .")
+    first = store.jsonl("a.jsonl", (THREE_STEPS, "Add {G}."), (THREE_STEPS, "New one."))
+    second = store.jsonl("b.jsonl", (THREE_STEPS, "Pay {1}."), (THREE_STEPS, "New two."))
+    lines = store.kb("import", str(first), str(second)).splitlines()
+    assert lines[2:4] == [
+        "rulings: 2 new, 0 reused, 2 improved (damaged copies mended)",
+        "links: 4 new, 0 dated, 0 unchanged",
+    ]
+    assert store.ruling_count() == 4
+
+
+def test_damaged_copies_of_stored_rulings_are_each_counted_reused(store: Store) -> None:
+    store.scryfall((THREE_STEPS, "Add {G}.", "2024-04-12"), (THREE_STEPS, "Pay {1}.", "2024-04-12"))
+    assert store.page(CROSSFIRE, "Add .", "Pay .") == (
+        "rulings: 0 new, 2 reused, 0 improved (damaged copies mended)\n"
+        "links: 2 new, 0 dated, 0 unchanged"
+    )
+    assert [link[1] for link in store.links()] == ["Add {G}.", "Pay {1}.", "Add {G}.", "Pay {1}."]
+
+
+def test_links_imported_again_are_each_counted_unchanged(store: Store) -> None:
+    store.scryfall((THREE_STEPS, "One.", "2024-04-12"), (THREE_STEPS, "Two.", "2024-04-13"))
+    # Other dates, so that the file is not the same one again: a date once known stays.
+    again = ((THREE_STEPS, "One.", "2025-01-01"), (THREE_STEPS, "Two.", "2025-01-02"))
+    assert store.scryfall(*again) == (
+        "rulings: 0 new, 2 reused, 0 improved (damaged copies mended)\n"
+        "links: 0 new, 0 dated, 2 unchanged"
+    )
+
+
+def test_a_link_names_the_file_it_came_from_and_the_one_that_dated_it(store: Store) -> None:
+    sources = (
+        "SELECT r.text, s.uri FROM card_rulings cr JOIN rulings r ON r.id = cr.ruling_id "
+        "JOIN sources s ON s.id = cr.source_id ORDER BY r.text"
+    )
+    store.page(THREE_STEPS, "Undated.", "Stays undated.")
+    page = str(store.folder / "1-en-page.txt")
+    assert store.kb("sql", "--tsv", sources).splitlines()[1:] == [
+        f"Stays undated.\t{page}",
+        f"Undated.\t{page}",
+    ]
+    store.scryfall((THREE_STEPS, "Undated.", "2024-04-12"))
+    dated = str(store.folder / "2-rulings.json")
+    assert store.kb("sql", "--tsv", sources).splitlines()[1:] == [
+        f"Stays undated.\t{page}",
+        f"Undated.\t{dated}",
+    ]
+
+
+TAGS = (
+    "SELECT r.text, m.slug FROM ruling_mechanics rm JOIN rulings r ON r.id = rm.ruling_id "
+    "JOIN mechanics m ON m.id = rm.mechanic_id ORDER BY r.text, m.slug"
+)
+
+
+def test_a_new_ruling_is_tagged_with_the_mechanics_it_names(store: Store) -> None:
+    store.page(THREE_STEPS, "An outlaw ruling.", "A plain ruling.")
+    assert store.kb("sql", "--tsv", TAGS).splitlines()[1:] == ["An outlaw ruling.\toutlaw"]
+
+
+def test_a_stored_ruling_linked_to_a_second_spree_card_becomes_spree_general(
+    store: Store,
+) -> None:
+    """Both catalog cards are Spree cards: a ruling on the two of them is a general ruling."""
+    store.page(THREE_STEPS, "Shared ruling.")
+    assert store.kb("sql", "--tsv", TAGS).splitlines()[1:] == []
+    store.page(CROSSFIRE, "Shared ruling.")
+    assert store.kb("sql", "--tsv", TAGS).splitlines()[1:] == ["Shared ruling.\tspree"]
+
+
+def test_new_rulings_get_their_near_duplicates(store: Store) -> None:
+    store.scryfall((THREE_STEPS, "Add {G}.", "2024-04-12"), (THREE_STEPS, "Add {U}.", "2024-04-12"))
+    pairs = (
+        "SELECT a.text, b.text, n.reason FROM near_duplicates n "
+        "JOIN rulings a ON a.id = n.ruling_id JOIN rulings b ON b.id = n.other_ruling_id"
+    )
+    assert store.kb("sql", "--tsv", pairs).splitlines()[1:] == [
+        "Add {G}.\tAdd {U}.\tsame without symbols"
+    ]
+    engine = make_engine(store.url)
+    assert_keys_and_pairs_follow_texts(engine)
+    engine.dispose()
