@@ -146,6 +146,7 @@ def test_an_editor_runs_a_saved_query_sees_descriptions_and_cannot_write(
         "card_rulings_view",
         "names_view",
         "near_duplicates_view",
+        "printed_texts_view",
         "ruling_cards_view",
     ]
     assert "alembic_version" not in browser.find_element(By.TAG_NAME, "body").text

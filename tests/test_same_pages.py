@@ -67,8 +67,9 @@ def test_an_edited_template_is_named(
     edited = tmp_path / "edited"
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(edited, filter="data")
-    card = edited / "templates" / "_card.html"
-    card.write_text(card.read_text(encoding="utf-8") + "<!-- edited -->\n", encoding="utf-8")
+    card = edited / "templates" / "card.html"
+    text = card.read_text(encoding="utf-8").replace("</article>\n", "</article>\n<!-- edited -->\n")
+    card.write_text(text, encoding="utf-8")
 
     status = same_pages.main(["--before", "HEAD", "--after", str(edited), "--sites", "demo"])
 

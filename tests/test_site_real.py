@@ -165,12 +165,17 @@ def test_a_sample_of_pages_is_valid_html5(real_site: BuildResult, real_store: st
 def test_split_and_double_faced_cards_show_their_faces(real_site: BuildResult) -> None:
     site = real_site.out
     fire_ice = (site / "de" / "cards" / "fire-ice.html").read_text("utf-8")
-    assert '<ul class="faces" lang="en">\n<li>Fire</li>\n<li>Ice</li>\n</ul>' in fire_ice
-    assert "Kartenseiten" in fire_ice
-    delver = (site / "en" / "cards" / "delver-of-secrets-insectile-aberration.html").read_text(
+    # Each face with its own type line and text: printed (German) and Oracle (English).
+    assert fire_ice.count('<div class="face">') == 4
+    assert '<h3>Fire <span class="mana-cost"' in fire_ice and "Spontanzauber" in fire_ice
+    assert "<p>Fire deals 2 damage divided as you choose among one or two targets.</p>" in fire_ice
+    delver = (site / "ja" / "cards" / "delver-of-secrets-insectile-aberration.html").read_text(
         "utf-8"
     )
-    assert "<li>Delver of Secrets</li>\n<li>Insectile Aberration</li>" in delver
+    assert "<h3>秘密を掘り下げる者</h3>" in delver and "<h3>昆虫の逸脱者</h3>" in delver
+    assert "<h3>Delver of Secrets <span" in delver and "<h3>Insectile Aberration</h3>" in delver
+    bonecrusher = (site / "it" / "cards" / "bonecrusher-giant-stomp.html").read_text("utf-8")
+    assert "Testo stampato" in bonecrusher and "Istantaneo — Avventura" in bonecrusher
 
 
 def test_a_to_z_pages_have_the_locales_index_letters_once_each(real_site: BuildResult) -> None:
