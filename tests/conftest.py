@@ -233,3 +233,34 @@ def scryfall_ruling(oracle_id: str = "a", **fields: object) -> dict[str, object]
         "published_at": "2024-04-12",
         "comment": f"ruling of {oracle_id}",
     } | fields
+
+
+# Headless Chromium for the tests that meet the site and Datasette as readers and editors do.
+CHROMIUM = shutil.which("chromium")
+CHROMEDRIVER = shutil.which("chromedriver")
+# No network, no updates, no first-run UI: the test must not download anything.
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[object]:
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(
+        options=options, service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
+    )
+    yield driver
+    driver.quit()

@@ -2,51 +2,22 @@
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import CHROMEDRIVER, CHROMIUM
 from realdata import DATA
 
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.site.build import build
 
-CHROMIUM = shutil.which("chromium")
-CHROMEDRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(
     not (CHROMIUM and CHROMEDRIVER),
     reason="chromium and chromedriver are not installed (Debian: apt-get install chromium "
     "chromium-driver)",
 )
 PHONE_WIDTH = 375
-# No network, no updates, no first-run UI: the test must not download anything.
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-)
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[object]:
-    webdriver = pytest.importorskip("selenium.webdriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(
-        options=options, service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
-    )
-    yield driver
-    driver.quit()
 
 
 def test_german_page_in_a_phone_browser(browser: object, tmp_path: Path, sqlite_url: str) -> None:

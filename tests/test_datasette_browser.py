@@ -14,9 +14,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import run_kb, snapshot
+from conftest import CHROMEDRIVER, CHROMIUM, run_kb, snapshot
 from realdata import DATA
-from test_browser import CHROMEDRIVER, CHROMIUM, FLAGS
 
 from kb.engine import make_engine
 from kb.importing import run_import
@@ -81,20 +80,6 @@ def server(store: str, tmp_path: Path) -> Iterator[str]:
             process.kill()
             process.wait()
         log.close()
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[object]:
-    webdriver = pytest.importorskip("selenium.webdriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(
-        options=options, service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
-    )
-    yield driver
-    driver.quit()
 
 
 def test_an_editor_runs_a_saved_query_sees_descriptions_and_cannot_write(
