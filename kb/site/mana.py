@@ -104,12 +104,6 @@ def _mana_words(locale: Locale) -> tuple[dict[str, str], str]:
     return words, pgettext("mana", "Phyrexian %(mana)s")
 
 
-@cache
-def mana_cost(locale: Locale, cost: str) -> Markup:
-    """mana_symbols, once per locale and cost: few costs stand on a site's many cards."""
-    return mana_symbols(cost, locale)
-
-
 _SYMBOL_RUN = re.compile(r"(?:\{[^{}]+\})+")
 _REMINDER = re.compile(r"\([^()]*\)")
 
