@@ -20,7 +20,7 @@ from kb.engine import DEFAULT_DATABASE_URL, StoreError
 from kb.formats import OUTPUT_STYLES
 from kb.locales import LOCALE_CODES
 from kb.records import ParseError
-from kb.site import OutputFolderError
+from kb.site import OutputFolderError, SearchIndexError
 from kb.store import close_store, open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,7 +99,14 @@ def clear_errors(
         raise  # a reader that stopped reading: see kb.pipes
     except refused as error:
         raise KbError(str(error)) from None
-    except (ParseError, SQLAlchemyError, OutputFolderError, StoreError, OSError) as error:
+    except (
+        ParseError,
+        SQLAlchemyError,
+        OutputFolderError,
+        SearchIndexError,
+        StoreError,
+        OSError,
+    ) as error:
         raise KbError(one_line(error, writing)) from None
 
 

@@ -129,7 +129,18 @@ def build_command(
             done += pages
             advance[0](pages, done)
 
-        result = build(engine, out, options, rendered, start_progress, kept)
+        def start_indexing(pages: int) -> Callable[[int], None]:
+            bar = stack.enter_context(app.progress(pages, "Indexing"))
+            indexed = 0
+
+            def advance_indexing(steps: int) -> None:
+                nonlocal indexed
+                indexed += steps
+                bar(steps, indexed)
+
+            return advance_indexing
+
+        result = build(engine, out, options, rendered, start_progress, kept, start_indexing)
     app.echo(_built(result))
     if kept is not None:
         _keep_watching(app, engine, out, options, kept, interval)
@@ -145,6 +156,10 @@ def _keep_watching(
     def rebuilt(result: BuildResult, seconds: float) -> None:
         app.echo(f"{time.strftime('%H:%M:%S')} {_built(result)} ({seconds:.2f} s)")
 
+    def caught_up(locales: tuple[Locale, ...], seconds: float) -> None:
+        codes = ", ".join(locale.code for locale in locales)
+        app.echo(f"{time.strftime('%H:%M:%S')} search index of {codes} caught up ({seconds:.2f} s)")
+
     def failed(error: Exception) -> None:
         waiting = "; building again once it can be reached" if unreachable(error) else ""
         click.echo(f"kb: error: {one_line(error, out)}{waiting}", err=True)
@@ -156,7 +171,7 @@ def _keep_watching(
     app.echo("watching the store for changes (Ctrl-C stops)")
     with suppress(KeyboardInterrupt):
         try:
-            watch(engine, out, options, kept, stop, rebuilt, failed, interval)
+            watch(engine, out, options, kept, stop, rebuilt, failed, interval, caught_up)
         except CodeChanged as error:
             raise KbError(str(error)) from None
     app.echo("stopped")

@@ -9,3 +9,7 @@ WATCH_INTERVAL = 0.05
 
 class OutputFolderError(Exception):
     """An output folder kb will not build into: it would replace files it did not write."""
+
+
+class SearchIndexError(Exception):
+    """Pagefind refused a page or could not write a search bundle (kb.site.search)."""

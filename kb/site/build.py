@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine
 
 from kb import changelog
 from kb.locales import LOCALES, Locale
+from kb.site import search
 from kb.site.data import load_index
 from kb.site.fingerprints import Fingerprints, code_version
 from kb.site.manifest import NO_PAGE, Manifest, Previous
@@ -52,6 +53,10 @@ class BuildOptions:
     """Where the site is published, for the addresses that must be absolute (sitemaps,
     robots.txt, 404.html); "" none (no sitemap, 404.html's links from the server's root);
     None the one the output folder's site was built with (none for a new site)."""
+    search: str = "now"
+    """The locales' search bundles (kb.site.search): "now", made in the staging folder before
+    the pages go live, so a build that fails while indexing leaves the old site and index;
+    "later", left to ``index_later`` once the pages are live (kb build --watch); "off"."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,10 @@ class BuildResult:
     """The site's base address ("" none)."""
     base_url_was: str | None = None
     """The previous site's, if this build changed it ("" none)."""
+    indexed: tuple[Locale, ...] = ()
+    """The locales whose search bundle this build made again."""
+    search_pending: tuple[Locale, ...] = ()
+    """With ``search="later"``: the locales whose bundle is stale, for ``index_later``."""
 
     @property
     def unchanged(self) -> int:
@@ -81,12 +90,14 @@ def build(
     progress: Callable[[int], None] = lambda _pages: None,
     loaded: Callable[[int], None] = lambda _pages: None,
     kept: WatchState | None = None,
+    indexing: search.Progress = search.no_progress,
 ) -> BuildResult:
     """Render the site into ``out``. ``loaded`` hears how many card pages will be looked at
-    once the store's index is read; ``progress`` hears of each share done. ``kept``: what the
-    previous build of a process that keeps building left, updated for the next one."""
+    once the store's index is read; ``progress`` hears of each share done; ``indexing`` of
+    the search index's pages. ``kept``: what the previous build of a process that keeps
+    building left, updated for the next one."""
     with _cycle_collection_paused():
-        result, built = _build(engine, out, options, progress, loaded, kept)
+        result, built = _build(engine, out, options, progress, loaded, kept, indexing)
     if kept is not None:
         kept.keep(built)
     return result
@@ -126,6 +137,7 @@ def _build(
     progress: Callable[[int], None],
     loaded: Callable[[int], None],
     kept: WatchState | None,
+    indexing: search.Progress,
 ) -> tuple[BuildResult, FinishedBuild]:
     """The build (``kept``: writing the manifest is left to it)."""
     out = out.resolve()
@@ -204,6 +216,11 @@ def _build(
         written += sum(changed for _path, _hash, changed in others_done)
         looked_at_slugs = [index.cards[result.position].slug for result in cards_done]
         gone = _gone(manifest, new, options.locales, [*looked_at_slugs, *sorted(deleted)])
+        stale = _stale_search(root, options, cards_done, others_done, full)
+        indexed: tuple[Locale, ...] = ()
+        if stale and options.search == "now":
+            search.write_bundles(engine, index, staging, stale, options.jobs, indexing)
+            indexed = tuple(stale)
         if full:
             output.carry_over(options.locales)
             if not manifest.cards and not manifest.pages:
@@ -219,6 +236,7 @@ def _build(
                 move_into_place(f"{staging}/{path}", f"{root}/{path}")
             for path in gone:
                 (root / path).unlink(missing_ok=True)
+            search.put_in_place(staging, root, indexed)
             output.settle()
             if new == manifest:
                 new = manifest
@@ -233,10 +251,50 @@ def _build(
     rendered = sum(result.rendered for result in cards_done) + len(others_done)
     every_locale = len(built) == len(LOCALES)
     was = manifest.base_url if recorded is not None and manifest.base_url != base_url else None
+    pending = tuple(stale) if options.search == "later" else ()
     return (
-        BuildResult(out, pages, written, len(gone), rendered, base_url, was),
+        BuildResult(out, pages, written, len(gone), rendered, base_url, was, indexed, pending),
         FinishedBuild(out, index, new, in_file, names if every_locale else None, site.languages),
     )
+
+
+def index_later(
+    engine: Engine,
+    out: Path,
+    kept: WatchState,
+    locales: Sequence[Locale],
+    jobs: int = 1,
+    indexing: search.Progress = search.no_progress,
+) -> None:
+    """Make the search bundles of ``locales`` again after a build with ``search="later"``
+    put its pages in place (kb build --watch): staged, then moved in; one that fails leaves
+    the old bundles."""
+    assert kept.index is not None
+    output = Output(out.resolve())
+    staging = output.stage()
+    try:
+        search.write_bundles(engine, kept.index, staging, locales, jobs, indexing)
+        search.put_in_place(staging, output.root, locales)
+    finally:
+        output.discard()
+
+
+def _stale_search(
+    root: Path,
+    options: BuildOptions,
+    cards_done: list[CardResult],
+    others_done: OtherDone,
+    full: bool,
+) -> list[Locale]:
+    """The locales whose search bundle is out of date: all of a full build's; an incremental
+    build's whose pages were written, or whose bundle is missing."""
+    if options.search == "off":
+        return []
+    if full:
+        return list(options.locales)
+    written = {LOCALES[locale].folder for result in cards_done for locale in result.written}
+    written.update(path.partition("/")[0] for path, _hash, changed in others_done if changed)
+    return search.stale_locales(root, options.locales, written)
 
 
 def _split_unchanged(

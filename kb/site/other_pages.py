@@ -30,6 +30,7 @@ from kb.site.render import (
     sitemap_index,
     sitemap_pages,
     sitemap_path,
+    search_script,
     stylesheet,
 )
 from kb.site.staging import Stager
@@ -178,8 +179,8 @@ def plan_other_pages(
 
     for number, path in enumerate(ROOT_PAGES):
         plan.add(path, lambda: fixed, partial(root_page, number))
-    style = stylesheet()
-    plan.add(style.path, lambda: fixed, lambda: style)
+    for static in (stylesheet(), search_script()):
+        plan.add(static.path, lambda: fixed, partial(lambda page: page, static))
     robots_page = robots(base_url)
     plan.add(robots_page.path, lambda: fixed, lambda: robots_page)
     if not base_url:  # a sitemap's addresses are absolute

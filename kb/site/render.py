@@ -46,6 +46,7 @@ _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _SITEMAP_NS = '"http://www.sitemaps.org/schemas/sitemap/0.9"'
 NOT_FOUND = "404.html"
 STYLESHEET = "static/style.css"
+SEARCH_SCRIPT = "static/search.js"
 
 
 N = TypeVar("N", LocalizedCard, MechanicView)
@@ -72,6 +73,11 @@ class Urls:
     @staticmethod
     def mechanic(locale: Locale, mechanic: MechanicView) -> str:
         return f"{locale.folder}/mechanics/{mechanic.slug}.html"
+
+    @staticmethod
+    def search(locale: Locale) -> str:
+        """The locale's search library (kb.site.search writes its bundle)."""
+        return f"{locale.folder}/pagefind/pagefind.js"
 
 
 @dataclass(frozen=True)
@@ -327,3 +333,7 @@ def sitemap(base_url: str, path: str, pages: Sequence[SitemapPage], languages: L
 
 def stylesheet() -> Page:
     return Page(STYLESHEET, (resource_dir("templates") / "static" / "style.css").read_text("utf-8"))
+
+
+def search_script() -> Page:
+    return Page(SEARCH_SCRIPT, (resource_dir("templates") / SEARCH_SCRIPT).read_text("utf-8"))

@@ -21,8 +21,9 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from kb import changelog
 from kb.engine import sqlite_file
-from kb.site import WATCH_INTERVAL, collation, render
-from kb.site.build import BuildOptions, BuildResult, build
+from kb.locales import Locale
+from kb.site import WATCH_INTERVAL, SearchIndexError, collation, render
+from kb.site.build import BuildOptions, BuildResult, build, index_later
 from kb.site.watch_state import WatchState, file_identity
 
 
@@ -35,16 +36,20 @@ def watch(
     built: Callable[[BuildResult, float], None],
     failed: Callable[[Exception], None],
     interval: float = WATCH_INTERVAL,
+    caught_up: Callable[[tuple[Locale, ...], float], None] = lambda _locales, _seconds: None,
 ) -> None:
     """After a build that filled ``kept``, build incrementally after each change to the store
     until ``stop`` is set. ``built`` hears of each build (its result and seconds). A build that
     fails (a database error, a full disk) leaves the previous site in place: ``failed`` hears of
     it, and the next change to the store builds again; a failure that recurs at every look (the
     database server gone) is told once. The manifest is written once the store is quiet, and
-    before returning. Raises CodeChanged when kb's templates or code change on disk."""
+    before returning. Raises CodeChanged when kb's templates or code change on disk.
+
+    An edit's pages are put in place first; the search index of the locales they belong to
+    is made again after them (``caught_up`` hears of it, with the seconds it took)."""
     render.prepare(options.locales, kept.languages)
     collation.prepare([locale.code for locale in options.locales])
-    incremental = replace(options, full=False)
+    incremental = replace(options, full=False, search="later" if options.search != "off" else "off")
     changes = _Changes(engine, kept)
     told = ""
     try:
@@ -54,10 +59,14 @@ def watch(
                     started = time.perf_counter()
                     result = build(engine, out, incremental, kept=kept)
                     built(result, time.perf_counter() - started)
+                    if result.search_pending:
+                        started = time.perf_counter()
+                        index_later(engine, out, kept, result.search_pending, options.jobs)
+                        caught_up(result.search_pending, time.perf_counter() - started)
                 else:
                     kept.write_manifest(out)
                 told = ""
-            except (SQLAlchemyError, OSError) as error:
+            except (SQLAlchemyError, OSError, SearchIndexError) as error:
                 # A server going away fails with another message at each stage (connections
                 # terminated, refused, the server starting up): one outage, told once.
                 failure = UNREACHABLE if unreachable(error) else str(error)

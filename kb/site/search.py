@@ -1,0 +1,314 @@
+"""Site search: one Pagefind bundle per locale, in ``<locale>/pagefind/``, made from the store.
+
+Pagefind is given a lean page per card and per mechanic page of each locale, written here from
+the same views the pages are rendered from (never by parsing kb's HTML): the localized name as
+the heading with the highest weight, the English name next, then the printed type lines and
+texts, the Oracle text, the rulings (and their reviewed translations in the locale) and the
+mechanics' names. Each lean page has the ``lang`` of the page it stands for, so Chinese and
+Japanese are segmented by the extended build. The lean pages go to ``pagefind --service``
+(the binary of the ``pagefind[extended]`` package) over its pipe, all sent before any answer
+is awaited: Pagefind's Python API waits 0.1 s before reading each answer, which made a site of
+260,000 pages unindexable (docs/site.md, "Search", has the figures). Locales are spread over
+``jobs`` service processes, which index in parallel.
+
+Pagefind cannot update a bundle, so a locale whose pages changed is indexed again whole; the
+other locales' bundles stay as they are.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from markupsafe import escape
+from sqlalchemy.engine import Engine
+
+from kb.locales import Locale
+from kb.site import SearchIndexError
+from kb.site.data import load_cards
+from kb.site.reading import reading
+from kb.site.render import Urls
+from kb.site.views import CardView, MechanicView, SiteIndex
+
+FOLDER = "pagefind"
+"""Each locale's bundle, in its folder: ``de/pagefind/pagefind.js``."""
+ENTRY = "pagefind-entry.json"
+"""The file a complete bundle has (Pagefind writes it last)."""
+CARDS_AT_ONCE = 2000
+"""Cards read from the store at a time (their names, texts and rulings for every locale)."""
+NAME_WEIGHT = "10"
+"""Pagefind's weight of the localized name (1 is plain text, 10 its highest): an exact name
+comes before a mention in a ruling."""
+ENGLISH_WEIGHT = "7"
+FACE_WEIGHT = "5"
+
+
+Progress = Callable[[int], Callable[[int], None]]
+"""Told how many pages will be indexed; gives what is told of each share indexed."""
+PROGRESS_STEP = 1000
+
+
+def no_progress(_pages: int) -> Callable[[int], None]:
+    return lambda _done: None
+
+
+def bundle(root: Path, locale: Locale) -> Path:
+    return root / locale.folder / FOLDER
+
+
+def stale_locales(root: Path, locales: Iterable[Locale], written: set[str]) -> list[Locale]:
+    """The locales whose bundle must be made again: those with a page written (``written``
+    holds their folders) or without a complete bundle in the live site at ``root``."""
+    return [
+        locale
+        for locale in locales
+        if locale.folder in written or not (bundle(root, locale) / ENTRY).is_file()
+    ]
+
+
+def card_page(card: CardView, locale: Locale, mechanics: Sequence[MechanicView]) -> str:
+    """The lean page Pagefind indexes for a card's page in ``locale``."""
+    code = locale.code
+    local = card.name_in(code) or card.name
+    parts = [
+        f'<html lang="{code}"><body>',
+        _heading(local, NAME_WEIGHT, "title"),
+        _paragraph(card.name, ENGLISH_WEIGHT, "english"),
+    ]
+    printed = card.printed.get(code, ())
+    faces = [face.face_name for face in printed if face.face_name] + list(card.faces)
+    if faces:
+        parts.append(_paragraph(" / ".join(faces), FACE_WEIGHT))
+    for face in printed:
+        parts += [_paragraph(face.type_line), _paragraph(face.text)]
+    parts += [_paragraph(card.type_line), _paragraph(card.oracle_text)]
+    for ruling in card.rulings:
+        parts.append(_paragraph(ruling.text))
+        parts.append(_paragraph(ruling.translations.get(code)))
+    parts += [_paragraph(mechanic.name_in(code) or mechanic.name) for mechanic in mechanics]
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def mechanic_page(mechanic: MechanicView, locale: Locale) -> str:
+    """The lean page Pagefind indexes for a mechanic's page in ``locale``."""
+    code = locale.code
+    return "".join(
+        (
+            f'<html lang="{code}"><body>',
+            _heading(mechanic.name_in(code) or mechanic.name, NAME_WEIGHT, "title"),
+            _paragraph(mechanic.name, ENGLISH_WEIGHT, "english"),
+            "</body></html>",
+        )
+    )
+
+
+def _heading(text: str, weight: str, meta: str) -> str:
+    return f'<h1 data-pagefind-weight="{weight}" data-pagefind-meta="{meta}">{escape(text)}</h1>'
+
+
+def _paragraph(text: str | None, weight: str = "", meta: str = "") -> str:
+    if not text:
+        return ""
+    attributes = f' data-pagefind-weight="{weight}"' if weight else ""
+    attributes += f' data-pagefind-meta="{meta}"' if meta else ""
+    return f"<p{attributes}>{escape(text)}</p>"
+
+
+def lean_pages(
+    engine: Engine, index: SiteIndex, locales: Sequence[Locale]
+) -> Iterator[tuple[Locale, str, str]]:
+    """(locale, page's URL from the site's root, lean page) for every card and mechanic page
+    of ``locales``; cards read a share of adjacent ids at a time."""
+    by_card: dict[int, list[MechanicView]] = {}
+    for mechanic in index.mechanics.values():
+        for card_id in mechanic.card_ids:
+            by_card.setdefault(card_id, []).append(mechanic)
+    by_id = sorted(index.cards, key=lambda card: card.id)
+    with reading(engine) as connection:
+        for start in range(0, len(by_id), CARDS_AT_ONCE):
+            for card in load_cards(
+                connection, by_id[start : start + CARDS_AT_ONCE], index.mechanics
+            ):
+                shown = by_card.get(card.id, [])
+                for locale in locales:
+                    yield locale, Urls.card(locale, card), card_page(card, locale, shown)
+    for mechanic in index.mechanics.values():
+        for locale in locales:
+            yield locale, Urls.mechanic(locale, mechanic), mechanic_page(mechanic, locale)
+
+
+def write_bundles(
+    engine: Engine,
+    index: SiteIndex,
+    root: Path,
+    locales: Sequence[Locale],
+    jobs: int = 1,
+    progress: Progress = no_progress,
+) -> int:
+    """Index ``locales``' pages into a bundle each under ``root`` (a staging folder); the
+    number of pages indexed."""
+    if not locales:
+        return 0
+    advance = progress((len(index.cards) + len(index.mechanics)) * len(locales))
+    groups = [list(locales[number :: max(1, jobs)]) for number in range(max(1, jobs))]
+    services = [_Service() for group in groups if group]
+    try:
+        indexes: dict[Locale, tuple[_Service, int]] = {}
+        for service, group in zip(services, groups, strict=False):
+            for locale in group:
+                indexes[locale] = (service, service.new_index())
+        count = 0
+        for locale, url, page in lean_pages(engine, index, locales):
+            service, number = indexes[locale]
+            # From the locale's folder: Pagefind's script puts its bundle's folder before it.
+            service.add_file(number, url[len(locale.folder) :], page)
+            count += 1
+            if count % PROGRESS_STEP == 0:
+                advance(PROGRESS_STEP)
+        advance(count % PROGRESS_STEP)
+        for locale, (service, number) in indexes.items():
+            service.write_files(number, bundle(root, locale))
+        for service in services:
+            service.wait()
+        for locale in locales:
+            _drop_user_interface(bundle(root, locale))
+        return count
+    finally:
+        for service in services:
+            service.close()
+
+
+def _drop_user_interface(folder: Path) -> None:
+    """Remove Pagefind's ready-made interfaces (a search box of kb's own uses the library
+    alone): some 400 KB a locale."""
+    for name in os.listdir(folder):
+        if name.endswith(("-ui.js", "-ui.css")) or name == "pagefind-highlight.js":
+            os.unlink(folder / name)
+
+
+def put_in_place(staging: Path, root: Path, locales: Iterable[Locale]) -> None:
+    """Replace the live site's bundles of ``locales`` by those made in ``staging``: each moved
+    in with two renames, the old one removed after."""
+    for locale in locales:
+        new, live = bundle(staging, locale), bundle(root, locale)
+        live.parent.mkdir(parents=True, exist_ok=True)
+        old = live.with_name(f".{FOLDER}-old-{os.getpid()}")
+        if live.exists():
+            os.rename(live, old)
+        os.rename(new, live)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+@dataclass
+class _Service:
+    """One ``pagefind --service`` process: requests written as they come, its answers read
+    by a thread (so neither pipe fills up while the other waits)."""
+
+    process: subprocess.Popen[bytes] = field(init=False)
+    _last: int = 0
+    _answers: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _awaited: set[int] = field(default_factory=set)
+    _error: str = ""
+    _writing: list[int] = field(default_factory=list)
+    _changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def __post_init__(self) -> None:
+        from pagefind.service import get_executable  # the binary of the installed package
+
+        executable = get_executable()
+        if executable is None:
+            raise SearchIndexError("the pagefind binary is not installed (pagefind[extended])")
+        self.process = subprocess.Popen(
+            [str(executable), "--service"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+
+    def _send(self, payload: dict[str, Any], awaited: bool = False) -> int:
+        self._last += 1
+        message = {"message_id": self._last, "payload": payload}
+        if awaited:
+            with self._changed:
+                self._awaited.add(self._last)
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(base64.b64encode(json.dumps(message).encode("utf-8")) + b",")
+        except BrokenPipeError:
+            self._failed("pagefind stopped")
+        return self._last
+
+    def _read(self, stdout: IO[bytes]) -> None:
+        pending = b""
+        while chunk := stdout.read1(1 << 16):  # type: ignore[attr-defined]
+            *answers, pending = (pending + chunk).split(b",")
+            for answer in answers:
+                self._take(json.loads(base64.b64decode(answer)))
+        with self._changed:
+            self._error = self._error or "pagefind stopped"
+            self._changed.notify_all()
+
+    def _take(self, answer: dict[str, Any]) -> None:
+        payload = answer.get("payload", {})
+        with self._changed:
+            if payload.get("type") == "Error":
+                self._error = self._error or str(payload.get("message"))
+            elif answer.get("message_id") in self._awaited:
+                self._answers[answer["message_id"]] = payload
+            self._changed.notify_all()
+
+    def _failed(self, reason: str) -> None:
+        raise SearchIndexError(f"search index: {self._error or reason}")
+
+    def _answer(self, number: int) -> dict[str, Any]:
+        stdin = self.process.stdin
+        assert stdin is not None
+        stdin.flush()
+        with self._changed:
+            self._changed.wait_for(lambda: number in self._answers or bool(self._error))
+            if self._error:
+                self._failed(self._error)
+            return self._answers.pop(number)
+
+    def new_index(self) -> int:
+        number = self._send({"type": "NewIndex", "config": None}, awaited=True)
+        return int(self._answer(number)["index_id"])
+
+    def add_file(self, index: int, url: str, page: str) -> None:
+        if self._error:
+            self._failed(self._error)
+        self._send(
+            {"type": "AddFile", "index_id": index, "url": url, "file_path": None,
+             "file_contents": page}
+        )  # fmt: skip
+
+    def write_files(self, index: int, folder: Path) -> None:
+        payload = {"type": "WriteFiles", "index_id": index, "output_path": str(folder)}
+        self._writing.append(self._send(payload, awaited=True))
+
+    def wait(self) -> None:
+        """Until every bundle asked of this process is written."""
+        for number in self._writing:
+            self._answer(number)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            with suppress(BrokenPipeError):
+                self.process.stdin.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
