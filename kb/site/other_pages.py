@@ -26,11 +26,11 @@ from kb.site.render import (
     home_page,
     robots,
     root_pages,
+    search_script,
     sitemap,
     sitemap_index,
     sitemap_pages,
     sitemap_path,
-    search_script,
     stylesheet,
 )
 from kb.site.staging import Stager

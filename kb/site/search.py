@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from markupsafe import escape
 from sqlalchemy.engine import Engine
@@ -242,13 +242,20 @@ class _Service:
         if awaited:
             with self._changed:
                 self._awaited.add(self._last)
+        self._write(base64.b64encode(json.dumps(message).encode("utf-8")) + b",")
+        return self._last
+
+    def _write(self, data: bytes | None) -> None:
+        """Write ``data`` (None: flush what is buffered) to the service."""
         stdin = self.process.stdin
         assert stdin is not None
         try:
-            stdin.write(base64.b64encode(json.dumps(message).encode("utf-8")) + b",")
+            if data is None:
+                stdin.flush()
+            else:
+                stdin.write(data)
         except BrokenPipeError:
             self._failed("pagefind stopped")
-        return self._last
 
     def _read(self, stdout: IO[bytes]) -> None:
         pending = b""
@@ -269,13 +276,11 @@ class _Service:
                 self._answers[answer["message_id"]] = payload
             self._changed.notify_all()
 
-    def _failed(self, reason: str) -> None:
+    def _failed(self, reason: str) -> NoReturn:
         raise SearchIndexError(f"search index: {self._error or reason}")
 
     def _answer(self, number: int) -> dict[str, Any]:
-        stdin = self.process.stdin
-        assert stdin is not None
-        stdin.flush()
+        self._write(None)
         with self._changed:
             self._changed.wait_for(lambda: number in self._answers or bool(self._error))
             if self._error:
