@@ -31,7 +31,7 @@ from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE
-from kb.site import OutputFolderError, mana, render, staging, workers
+from kb.site import OutputFolderError, mana, render, search, staging, workers
 from kb.site.build import BuildOptions, build
 from kb.site.collation import collated, label, sectioned
 from kb.site.fingerprints import digest
@@ -60,11 +60,12 @@ def _pages(folder: Path) -> dict[str, bytes]:
 
 
 def _mtimes(folder: Path) -> dict[str, int]:
-    """Pages' mtimes (the build's manifest aside)."""
+    """Pages' mtimes (the build's manifest and the search bundles aside: a locale's bundle is
+    made again whole when one of its pages changed, as BuildResult.indexed says)."""
     return {
         path.relative_to(folder).as_posix(): path.stat().st_mtime_ns
         for path in folder.rglob("*")
-        if path.is_file() and path.name != MANIFEST
+        if path.is_file() and path.name != MANIFEST and search.FOLDER not in path.parts
     }
 
 
@@ -438,6 +439,7 @@ def test_incremental_build_rewrites_only_changed_pages(demo_store: Engine, tmp_p
     rewritten = {path for path in after if after[path] != before[path]}
     assert rewritten == {"de/cards/fire-ice.html", "de/cards/index.html"}
     assert changed.written == 2
+    assert [locale.code for locale in changed.indexed] == ["de"]
 
     (out / "it/cards/fire-ice.html").unlink()
     restored = build(demo_store, out)
@@ -527,7 +529,7 @@ def test_locale_subset_keeps_the_other_locales(demo_store: Engine, tmp_path: Pat
     after = _files(out)
     assert "de/cards/zzyzx.html" in after and "fr/cards/zzyzx.html" not in after
     assert {path for path in before if path.startswith("fr/")} <= set(after)
-    assert result.pages == 2 * (3 + 4) + 4  # 3 cards, home, index, 2 mechanics; 4 root files
+    assert result.pages == 2 * (3 + 4) + 5  # 3 cards, home, index, 2 mechanics; 5 root files
 
 
 def test_parallel_build_splits_cards_across_workers(
@@ -539,7 +541,7 @@ def test_parallel_build_splits_cards_across_workers(
     monkeypatch.setattr(workers, "CARDS_PER_TASK", 2)
     parallel = build(demo_store, tmp_path / "parallel", BuildOptions(jobs=2))
     assert _pages(serial.out) == _pages(parallel.out)
-    assert parallel.pages == serial.pages == 11 * (7 + 4) + 4
+    assert parallel.pages == serial.pages == 11 * (7 + 4) + 5
 
 
 def _open_files() -> list[str]:
@@ -631,11 +633,11 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     args = ["--db", sqlite_url, "build", "--out", str(out), "--jobs", "1"]
     first = runner.invoke(cli, args)
     assert first.exit_code == 0, first.output
-    assert first.output == f"70 pages in {out}: 70 written, 0 unchanged, 0 removed\n"
+    assert first.output == f"71 pages in {out}: 71 written, 0 unchanged, 0 removed\n"
     second = runner.invoke(cli, [*args, "--locale", "de,it"])
-    assert second.output == f"16 pages in {out}: 0 written, 16 unchanged, 0 removed\n"
+    assert second.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
     any_case = runner.invoke(cli, [*args, "--locale", "pt-br,ZH-HANT"])  # as the folders are named
-    assert any_case.output == f"16 pages in {out}: 0 written, 16 unchanged, 0 removed\n"
+    assert any_case.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
     assert runner.invoke(cli, ["-q", *args, "--full"]).output == ""
     bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
     assert bad.exit_code == 2
@@ -660,27 +662,27 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     published = runner.invoke(cli, [*args, "--base-url", "https://rulings.example.org/kb"])
     assert published.exit_code == 0, published.output
     assert published.output == (
-        f"71 pages in {out}: 3 written, 68 unchanged, 0 removed; "
+        f"72 pages in {out}: 3 written, 69 unchanged, 0 removed; "
         "base URL https://rulings.example.org/kb/ (was none)\n"
     )
     robots = (out / "robots.txt").read_text("utf-8")
     assert "Sitemap: https://rulings.example.org/kb/sitemap.xml" in robots
     # A plain build keeps the site's address; a new one says so; '' forgets it.
     plain = runner.invoke(cli, args)
-    assert plain.output == f"71 pages in {out}: 0 written, 71 unchanged, 0 removed\n"
+    assert plain.output == f"72 pages in {out}: 0 written, 72 unchanged, 0 removed\n"
     assert (out / "robots.txt").read_text("utf-8") == robots
     moved = runner.invoke(cli, [*args, "--base-url", "https://example.net/"])
     assert moved.output == (
-        f"71 pages in {out}: 3 written, 68 unchanged, 0 removed; "
+        f"72 pages in {out}: 3 written, 69 unchanged, 0 removed; "
         "base URL https://example.net/ (was https://rulings.example.org/kb/)\n"
     )
     assert runner.invoke(cli, [*args, "--locale", "de"]).output == (
-        f"11 pages in {out}: 0 written, 11 unchanged, 0 removed\n"
+        f"12 pages in {out}: 0 written, 12 unchanged, 0 removed\n"
     )
     assert "https://example.net/sitemap.xml" in (out / "robots.txt").read_text("utf-8")
     forgotten = runner.invoke(cli, [*args, "--base-url", ""])
     assert forgotten.output == (
-        f"70 pages in {out}: 2 written, 68 unchanged, 1 removed; "
+        f"71 pages in {out}: 2 written, 69 unchanged, 1 removed; "
         "base URL none (was https://example.net/)\n"
     )
     assert not (out / "sitemap.xml").exists()

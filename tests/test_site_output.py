@@ -130,7 +130,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     assert len(_versions(mount_point)) == 1
 
     full = build(demo_store, mount_point, BuildOptions(full=True, base_url=PUBLISHED))
-    assert full.written == full.pages == 71  # and a sitemap
+    assert full.written == full.pages == 72  # and a sitemap
     assert len(_versions(mount_point)) == 1  # the previous one removed
     assert (mount_point / "sitemap.xml").readlink() == Path(f"{CURRENT}/sitemap.xml")
     before = _served(mount_point)
@@ -156,7 +156,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     (mount_point / CURRENT).symlink_to(current)
     # The live version folder removed by hand: the next build makes the site again.
     shutil.rmtree(mount_point / os.readlink(mount_point / CURRENT))
-    assert build(demo_store, mount_point).written == 70
+    assert build(demo_store, mount_point).written == 71
     build(demo_store, plain)  # the edit the failed builds did not publish
     assert _served(mount_point) == {**_served(plain), "CNAME": b"rulings.example.org\n"}
     assert not [name for name in os.listdir(tmp_path) if name.startswith(".")]  # none beside
@@ -185,7 +185,7 @@ def test_a_plain_site_in_a_mount_point_becomes_linked(demo_store: Engine, tmp_pa
         assert "Edited: in place." in (out / GERMAN_PAGE).read_text("utf-8")
     assert (out / "en").is_symlink()  # the bind mount wrote to the folder itself
     _edit_spree_modes(demo_store, "unmounted.")
-    assert build(demo_store, out, BuildOptions(full=True)).written == 70
+    assert build(demo_store, out, BuildOptions(full=True)).written == 71
     served = _served(out)
     assert "Edited: unmounted." in served[GERMAN_PAGE].decode()
     assert served.keys() == expected.keys()
@@ -463,7 +463,7 @@ def test_without_an_exchange_call_two_renames_do(demo_store: Engine, tmp_path: P
         patch.setattr(site_output, "_exchange", lambda _first, _second: False)
         out = build(demo_store, tmp_path / "site").out
         expected = _served(out)
-        assert build(demo_store, out, BuildOptions(full=True)).written == 70
+        assert build(demo_store, out, BuildOptions(full=True)).written == 71
         assert _served(out) == expected
         with _mounted(["mount", "--bind", str(out), str(out)], out):
             build(demo_store, out, BuildOptions(full=True))

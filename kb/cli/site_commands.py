@@ -84,6 +84,12 @@ def _base_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -
     "site for later builds ('' forgets it). Without one there is no sitemap.",
 )
 @click.option(
+    "--no-search",
+    is_flag=True,
+    help="The pages alone: no search index made (a full build leaves none, an incremental one "
+    "the previous, stale).",
+)
+@click.option(
     "--watch",
     is_flag=True,
     help="Keep running: build again, incrementally, whenever the store changes (Ctrl-C stops).",
@@ -103,6 +109,7 @@ def build_command(
     jobs: int,
     locales: tuple[Locale, ...],
     base_url: str | None,
+    no_search: bool,
     watch: bool,
     interval: float,
 ) -> None:
@@ -114,7 +121,10 @@ def build_command(
     """
     from kb.site.build import BuildOptions, WatchState, build
 
-    options = BuildOptions(locales=locales, jobs=jobs, full=full, base_url=base_url)
+    options = BuildOptions(
+        locales=locales, jobs=jobs, full=full, base_url=base_url,
+        search="off" if no_search else "now",
+    )  # fmt: skip
     engine = app.engine()
     kept = WatchState() if watch else None
     with clear_errors(out), ExitStack() as stack:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import queue
 import shutil
 import subprocess
 import threading
@@ -156,44 +157,117 @@ def write_bundles(
     progress: Progress = no_progress,
 ) -> int:
     """Index ``locales``' pages into a bundle each under ``root`` (a staging folder); the
-    number of pages indexed."""
+    number of pages indexed.
+
+    The store is read once, for every locale at a time; each locale's pages wait in a queue of
+    its own for one of ``jobs`` threads, each of which runs one Pagefind process per locale
+    in turn (a process holds one locale's index, some 1.3 GB for 24,000 real cards, and frees
+    it when it exits), so ``jobs`` locales are indexed at once."""
     if not locales:
         return 0
     advance = progress((len(index.cards) + len(index.mechanics)) * len(locales))
-    groups = [list(locales[number :: max(1, jobs)]) for number in range(max(1, jobs))]
-    services = [_Service() for group in groups if group]
+    pages: dict[Locale, queue.SimpleQueue[tuple[str, str] | None]] = {
+        locale: queue.SimpleQueue() for locale in locales
+    }
+    todo: queue.SimpleQueue[Locale] = queue.SimpleQueue()
+    for locale in locales:
+        todo.put(locale)
+    run = _Run(threading.Event(), [], threading.Lock(), advance)
+    slots = [
+        threading.Thread(target=_slot, args=(todo, pages, root, run), daemon=True)
+        for _slot_number in range(max(1, min(jobs, len(locales))))
+    ]
+    for thread in slots:
+        thread.start()
+    count = 0
     try:
-        indexes: dict[Locale, tuple[_Service, int]] = {}
-        for service, group in zip(services, groups, strict=False):
-            for locale in group:
-                indexes[locale] = (service, service.new_index())
-        count = 0
         for locale, url, page in lean_pages(engine, index, locales):
-            service, number = indexes[locale]
+            if run.stop.is_set():
+                break
             # From the locale's folder: Pagefind's script puts its bundle's folder before it.
-            service.add_file(number, url[len(locale.folder) :], page)
+            pages[locale].put((url[len(locale.folder) :], page))
             count += 1
-            if count % PROGRESS_STEP == 0:
-                advance(PROGRESS_STEP)
-        advance(count % PROGRESS_STEP)
-        for locale, (service, number) in indexes.items():
-            service.write_files(number, bundle(root, locale))
-        for service in services:
-            service.wait()
-        for locale in locales:
-            _drop_user_interface(bundle(root, locale))
-        return count
+    except BaseException:
+        run.stop.set()
+        raise
     finally:
-        for service in services:
-            service.close()
+        for waiting in pages.values():
+            waiting.put(None)
+        for thread in slots:
+            thread.join()
+    if run.failed:
+        raise run.failed[0]
+    advance(run.sent % PROGRESS_STEP)
+    return count
 
 
-def _drop_user_interface(folder: Path) -> None:
-    """Remove Pagefind's ready-made interfaces (a search box of kb's own uses the library
-    alone): some 400 KB a locale."""
-    for name in os.listdir(folder):
-        if name.endswith(("-ui.js", "-ui.css")) or name == "pagefind-highlight.js":
-            os.unlink(folder / name)
+@dataclass
+class _Run:
+    """What the threads of one ``write_bundles`` share."""
+
+    stop: threading.Event
+    failed: list[BaseException]
+    lock: threading.Lock
+    advance: Callable[[int], None]
+    sent: int = 0
+
+
+def _slot(
+    todo: queue.SimpleQueue[Locale],
+    pages: dict[Locale, queue.SimpleQueue[tuple[str, str] | None]],
+    root: Path,
+    run: _Run,
+) -> None:
+    """Index the locales left in ``todo`` one after the other, each in a new process."""
+    try:
+        while not run.stop.is_set():
+            try:
+                locale = todo.get_nowait()
+            except queue.Empty:
+                return
+            service = _Service()
+            try:
+                number = service.new_index()
+                while (page := pages[locale].get()) is not None and not run.stop.is_set():
+                    service.add_file(number, *page)
+                    with run.lock:
+                        run.sent += 1
+                        if run.sent % PROGRESS_STEP == 0:
+                            run.advance(PROGRESS_STEP)
+                if run.stop.is_set():
+                    return
+                # The bundle's files are asked for and written here: Pagefind's WriteFiles
+                # answers before its writes are done, and the service exits as its input closes.
+                _write_bundle(bundle(root, locale), service.files(service.ask_files(number)))
+            finally:
+                service.close()
+    except BaseException as error:
+        run.failed.append(error)
+        run.stop.set()
+
+
+_USER_INTERFACE = ("-ui.js", "-ui.css", "pagefind-highlight.js")
+"""Pagefind's ready-made interfaces, not written (kb's search box uses the library alone):
+some 400 KB a locale."""
+
+
+def _write_bundle(folder: Path, files: list[dict[str, str]]) -> None:
+    made: set[str] = set()
+    for file in files:
+        path = file["path"]
+        if path.endswith(_USER_INTERFACE) or path.startswith("/") or ".." in path.split("/"):
+            continue
+        parent = os.path.dirname(path)
+        if parent not in made:
+            (folder / parent).mkdir(parents=True, exist_ok=True)
+            made.add(parent)
+        descriptor = os.open(folder / path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(descriptor, base64.b64decode(file["content"]))
+        finally:
+            os.close(descriptor)
+    if not (folder / ENTRY).is_file():
+        raise SearchIndexError(f"search index: pagefind wrote no {ENTRY} for {folder}")
 
 
 def put_in_place(staging: Path, root: Path, locales: Iterable[Locale]) -> None:
@@ -219,7 +293,6 @@ class _Service:
     _answers: dict[int, dict[str, Any]] = field(default_factory=dict)
     _awaited: set[int] = field(default_factory=set)
     _error: str = ""
-    _writing: list[int] = field(default_factory=list)
     _changed: threading.Condition = field(default_factory=threading.Condition)
 
     def __post_init__(self) -> None:
@@ -258,11 +331,16 @@ class _Service:
             self._failed("pagefind stopped")
 
     def _read(self, stdout: IO[bytes]) -> None:
-        pending = b""
-        while chunk := stdout.read1(1 << 16):  # type: ignore[attr-defined]
-            *answers, pending = (pending + chunk).split(b",")
-            for answer in answers:
-                self._take(json.loads(base64.b64decode(answer)))
+        """Answers are base64 ended by a comma; a bundle's files come in one of some 100 MB."""
+        parts: list[bytes] = []
+        while chunk := stdout.read1(1 << 20):  # type: ignore[attr-defined]
+            start = 0
+            while (comma := chunk.find(b",", start)) >= 0:
+                parts.append(chunk[start:comma])
+                self._take(json.loads(base64.b64decode(b"".join(parts))))
+                parts = []
+                start = comma + 1
+            parts.append(chunk[start:])
         with self._changed:
             self._error = self._error or "pagefind stopped"
             self._changed.notify_all()
@@ -299,14 +377,15 @@ class _Service:
              "file_contents": page}
         )  # fmt: skip
 
-    def write_files(self, index: int, folder: Path) -> None:
-        payload = {"type": "WriteFiles", "index_id": index, "output_path": str(folder)}
-        self._writing.append(self._send(payload, awaited=True))
+    def ask_files(self, index: int) -> int:
+        """Ask for a bundle's files (built first); the number of the answer to await."""
+        number = self._send({"type": "GetFiles", "index_id": index}, awaited=True)
+        self._write(None)
+        return number
 
-    def wait(self) -> None:
-        """Until every bundle asked of this process is written."""
-        for number in self._writing:
-            self._answer(number)
+    def files(self, number: int) -> list[dict[str, str]]:
+        """The files asked for: each a path in the bundle and its content in base64."""
+        return list(self._answer(number)["files"])
 
     def close(self) -> None:
         if self.process.stdin is not None:
