@@ -22,6 +22,7 @@
       library = import(new URL(form.dataset.bundle, document.baseURI).href).then(async (module) => {
         await module.options({ excerptLength: 0 });
         await module.init();
+        form.dataset.ready = "true";
         return module;
       });
     }
