@@ -23,7 +23,7 @@ from kb import schema
 from kb.derived import ruling_keys
 from kb.engine import make_engine
 from kb.importing import run_import
-from kb.locales import LOCALES
+from kb.locales import LOCALES, Locale
 from kb.site import data as site_data
 from kb.site import watch as site_watch
 from kb.site.build import BuildOptions, BuildResult, CodeChanged, WatchState, build
@@ -79,6 +79,7 @@ class _Watcher:
     def __init__(self, engine: Engine, out: Path, kept: WatchState) -> None:
         self.builds: queue.Queue[BuildResult] = queue.Queue()
         self.failures: queue.Queue[Exception] = queue.Queue()
+        self.indexed: queue.Queue[tuple[Locale, ...]] = queue.Queue()
         self.stop = threading.Event()
         self.thread = threading.Thread(
             target=watch,
@@ -87,12 +88,18 @@ class _Watcher:
                 "built": lambda result, _seconds: self.builds.put(result),
                 "failed": self.failures.put,
                 "interval": 0.01,
+                "caught_up": lambda locales, _seconds: self.indexed.put(locales),
             },
         )
         self.thread.start()
 
     def next_build(self) -> BuildResult:
-        return self.builds.get(timeout=60)
+        """The next build's result, once the search index caught up with its pages (the
+        watcher puts the pages in place first, then indexes the locales they changed)."""
+        result = self.builds.get(timeout=60)
+        if result.search_pending:
+            assert self.indexed.get(timeout=60) == result.search_pending
+        return result
 
     def close(self) -> None:
         self.stop.set()
@@ -400,10 +407,18 @@ def test_build_watch_command(sqlite_url: str, tmp_path: Path, stop: signal.Signa
         _edit_spree_modes(engine, "once.")
         rebuilt = watcher.stdout.readline()
         assert re.fullmatch(
-            rf"\d\d:\d\d:\d\d 70 pages in {re.escape(str(out))}: 33 written, 37 unchanged, "
+            rf"\d\d:\d\d:\d\d 71 pages in {re.escape(str(out))}: 33 written, 38 unchanged, "
             r"0 removed \(\d+\.\d\d s\)\n",
             rebuilt,
         ), rebuilt
+        # The pages first, then the search index of the locales whose pages changed (all:
+        # an English ruling is on every locale's pages).
+        caught_up = watcher.stdout.readline()
+        assert re.fullmatch(
+            r"\d\d:\d\d:\d\d search index of en, de, fr, it, es, pt-BR, ja, ko, ru, zh-Hans, "
+            r"zh-Hant caught up \(\d+\.\d\d s\)\n",
+            caught_up,
+        ), caught_up
         watcher.send_signal(stop)
         assert watcher.communicate(timeout=60)[0] == "stopped\n"
         assert watcher.returncode == 0
