@@ -22,6 +22,9 @@ figures measured in the same run:
   process takes: Python's start and the imports of the libraries kb's build reads and renders
   with (its ratio is over 2% on this machine, so no new process can meet the target here).
 
+Every kb build here is ``--no-search``: these targets are the pages' own; the search index
+made after them is benchmarks/bench_search.py's.
+
 Each build runs in its own child process: its wall time is what a user waits for, its peak
 memory is resource.getrusage's ru_maxrss for the process itself (main) and for its children
 (the largest single worker).
@@ -152,7 +155,8 @@ def kb_build(
         shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", CHILD_KB, "--db", f"sqlite:///{db}", "build", "--out", str(out),
+        [sys.executable, "-c", CHILD_KB, "--db", f"sqlite:///{db}", "build", "--no-search",
+         "--out", str(out),
          "--jobs", str(jobs), "--base-url", BASE_URL, *(["--full"] if full else [])],
         check=True, capture_output=True, text=True, cwd=ROOT,
         env={**os.environ, PLAIN_RENDERING: "plain"} if plain else None,
@@ -284,7 +288,8 @@ def watched_edits(
     the watcher's peak memory (MB)."""
     watcher = subprocess.Popen(
         [sys.executable, "-m", "kb", "--db", f"sqlite:///{db}",
-         "build", "--watch", "--out", str(out), "--jobs", str(jobs), "--base-url", BASE_URL],
+         "build", "--watch", "--no-search", "--out", str(out), "--jobs", str(jobs),
+         "--base-url", BASE_URL],
         stdout=subprocess.PIPE, text=True, cwd=ROOT,
     )  # fmt: skip
     assert watcher.stdout is not None
