@@ -290,3 +290,25 @@ def _files(folder: Path) -> dict[str, bytes]:
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
+
+
+def test_kb_build_says_in_one_line_that_indexing_failed(
+    tmp_path: Path, migrated_sqlite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    engine = _store(tmp_path, migrated_sqlite, DATA)
+    engine.dispose()
+    args = ["--db", f"sqlite:///{tmp_path / 'kb.sqlite'}", "build", "--out", str(tmp_path / "s")]
+    pages_alone = CliRunner().invoke(cli, [*args, "--no-search"])
+    assert pages_alone.exit_code == 0, pages_alone.output
+    assert not (tmp_path / "s" / "de" / FOLDER).exists()
+    broken = tmp_path / "pagefind"
+    broken.write_text("#!/bin/sh\nexit 3\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(broken))
+    failed = CliRunner().invoke(cli, args)
+    assert (failed.exit_code, failed.output) == (1, "kb: error: search index: pagefind stopped\n")
+    assert not (tmp_path / "s" / "de" / FOLDER).exists()
