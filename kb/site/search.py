@@ -161,7 +161,7 @@ def write_bundles(
 
     The store is read once, for every locale at a time; each locale's pages wait in a queue of
     its own for one of ``jobs`` threads, each of which runs one Pagefind process per locale
-    in turn (a process holds one locale's index, some 1.3 GB for 24,000 real cards, and frees
+    in turn (a process holds one locale's index, up to 1.8 GB for 24,000 real cards, and frees
     it when it exits), so ``jobs`` locales are indexed at once."""
     if not locales:
         return 0
