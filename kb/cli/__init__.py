@@ -76,7 +76,7 @@ COMMANDS = {
     ),
     "translations": Lazy(
         "kb.cli.translation_commands:translations_group",
-        "Translate rulings in PO editors: export a locale, import it back, see the coverage.",
+        "Rulings for PO editors: export, import, a glossary, term checks, coverage.",
     ),
 }
 """Every kb command: where it is, and the first paragraph of its help."""
