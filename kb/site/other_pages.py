@@ -3,7 +3,7 @@ render each, and how to fingerprint it once the cards' names are digested."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, partial
 
@@ -34,6 +34,7 @@ from kb.site.render import (
 )
 from kb.site.staging import Stager
 from kb.site.views import CardEntry, LocalizedCard, MechanicView, SiteIndex
+from kb.translations.coverage import Coverage
 
 SITEMAP_GROUPS = 300
 """Pages (each in 11 languages) per sitemap file: 3,300 addresses (about 4 MB with their
@@ -124,13 +125,15 @@ def plan_other_pages(
     renderer: Renderer,
     sitemap_fingerprints: dict[str, str],
     full: bool,
+    coverage: Mapping[str, Coverage],
 ) -> OtherPagesPlan:
     """The pages beside the card pages of the locales built (``full``: of a build that renders
     them all) of the site of these languages and base address ("" none).
     ``mechanic_list`` is the mechanics' fingerprint;
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
     ``renderer`` renders the pages it can (from stencils); ``sitemap_fingerprints`` holds the
-    sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them)."""
+    sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them);
+    ``coverage``: each translation locale's, which its home page states."""
     plan = OtherPagesPlan()
     localized = LocalizedCards(engine, index, locales)
     plan.after_staging(localized.forget)
@@ -161,7 +164,12 @@ def plan_other_pages(
         return renderer.cards(localized.every(locale))
 
     for locale in locales:
-        plan.add(Urls.home(locale), lambda: counts, partial(home_page, index, locale, languages))
+        shown = coverage.get(locale.code)
+        plan.add(
+            Urls.home(locale),
+            partial(fingerprints.of, counts, encoded(shown)),
+            partial(home_page, index, locale, languages, shown),
+        )
         plan.add(Urls.cards(locale), lambda: fingerprints.of(all_names()), partial(az_page, locale))
         if full:  # after the locale's A–Z page, from the same list of its cards
             for mechanic in index.mechanics.values():
