@@ -130,8 +130,8 @@ def status_command(app: App, style: str) -> None:
 )
 @pass_app
 def glossary_command(app: App, locale: str, form: str, out: Path | None) -> None:
-    """Write LOCALE's glossary of the game's terms, for Weblate and Poedit: the mechanics' names
-    (editors' corrections first) and the card types and subtypes mined from type lines.
+    """Write LOCALE's glossary of the game's terms, for Weblate: the mechanics' names (editors'
+    corrections first) and the card types and subtypes mined from type lines.
 
     TBX by default (Weblate's glossary format), or Weblate's CSV glossary (--format csv). The
     same store writes the same bytes.

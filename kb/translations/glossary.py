@@ -1,5 +1,5 @@
-"""``kb translations glossary``: the game's terms in one locale, as a glossary that Weblate and
-Poedit load.
+"""``kb translations glossary``: the game's terms in one locale, as a glossary that Weblate
+imports.
 
 The terms are the mechanics' names in the locale (the rules', kb's catalog's, the mined ones, and
 the editors', which win: ``mechanic_names`` holds one name per mechanic and locale) and the card
