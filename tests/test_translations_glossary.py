@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 from conftest import run_kb
 from realdata import DATA, realdata
+from sqlalchemy import select
 from translate.storage.csvl10n import csvfile
 from translate.storage.tbx import tbxfile
 
+from kb import schema
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.translations.glossary import _xml_id
@@ -190,3 +192,25 @@ def test_the_real_corpus_gives_cycling_its_german_name(sqlite_url: str, tmp_path
     assert found["type-Creature"][1] == {"en": "Creature", "de": "Kreatur"}
     store = tbxfile.parsestring(result.stdout_bytes, sourcelanguage="en", targetlanguage="de")
     assert ("Mutate", "Mutation") in {(unit.source, unit.target) for unit in store.units}
+    # The check finds the glossary's term inflected, and says so where a translation lacks it.
+    engine = make_engine(sqlite_url)
+    with engine.connect() as connection:
+        cycling, mutate = (
+            connection.execute(
+                select(schema.rulings.c.id).where(schema.rulings.c.text.like(f"{start}%"))
+            ).scalar_one()
+            for start in ("Triggered abilities from cycling a card", "Mutating the enchanted")
+        )
+    engine.dispose()
+    for ruling, text in (
+        (cycling, "Ausgelöste Fähigkeiten durch das Umwandeln einer Karte sind keine Zauber."),
+        (mutate, "Das Mutieren der verzauberten Kreatur gibt ihr keine Fähigkeiten."),
+    ):
+        edited = run_kb(sqlite_url, "edit", "translation", str(ruling), "de", text, "--editor", "a")
+        assert edited.exit_code == 0, edited.output
+    checked = run_kb(sqlite_url, "translations", "check", "--locale", "de")
+    assert (checked.exit_code, checked.stdout) == (
+        1,
+        f'ruling:{mutate}: Mutate: expected "Mutation"; the translation does not use it\n'
+        "de: 1 finding in 2 translations that name a mechanic (2 checked)\n",
+    )
