@@ -174,6 +174,14 @@ def test_a_locale_with_no_terms_has_an_empty_glossary_and_english_is_refused(
     )
 
 
+def test_a_file_that_cannot_be_written_is_one_line(database_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "nowhere" / "de.tbx"
+    result = run_kb(database_url, "translations", "glossary", "--locale", "de", "--out", str(out))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"kb: error: {out}: No such file or directory\n"
+    assert not (tmp_path / "nowhere").exists()
+
+
 def test_a_key_that_is_no_xml_name_is_escaped() -> None:
     assert _xml_id("type:Urza's") == "type-Urza_27_s"
     assert _xml_id("type:Time Lord") == "type-Time_20_Lord"

@@ -186,6 +186,8 @@ def export_to_file(connection: Connection, locale: str, form: str, path: Path) -
     try:
         partial.write_bytes(data)
         partial.replace(path)
+    except OSError as error:  # the file asked for, not the partial one beside it
+        raise OSError(error.errno, error.strerror, str(path)) from None
     finally:
         partial.unlink(missing_ok=True)
     return count
