@@ -102,7 +102,7 @@ def _stored_names(connection: Connection, name: str | None = None) -> list[_Row]
             query = query.where(column == name)
         rows.extend(
             (card_id, found, locale, face, english)
-            for card_id, found, locale in connection.execute(query).tuples()
+            for card_id, found, locale in connection.execute(query)
         )
     return rows
 
@@ -134,7 +134,7 @@ def _matches(connection: Connection, rows: Sequence[_Row]) -> list[Match]:
     english_names = select(tables.cards.c.id, tables.cards.c.name).where(
         tables.cards.c.id.in_(sorted(hits))
     )
-    names = {card_id: name for card_id, name in connection.execute(english_names).tuples()}
+    names = {card_id: name for card_id, name in connection.execute(english_names)}
     return sorted(
         (Match(card_id, names[card_id], _shown(found)) for card_id, found in hits.items()),
         key=lambda match: match.card,
@@ -216,9 +216,7 @@ def read_card(connection: Connection, card_id: int, locale: str) -> CardSheet:
     n = tables.card_names.c
     stored = {
         code: name
-        for code, name in connection.execute(
-            select(n.locale, n.name).where(n.card_id == card_id)
-        ).tuples()
+        for code, name in connection.execute(select(n.locale, n.name).where(n.card_id == card_id))
     }
     names = {code: stored[code] for code in LOCALE_CODES if code in stored}
     tags = _Tags(connection, locale)
@@ -262,10 +260,10 @@ class _Tags:
             (mechanic_id, code): name
             for mechanic_id, code, name in connection.execute(
                 select(n.mechanic_id, n.locale, n.name).where(n.locale.in_({locale, "en"}))
-            ).tuples()
+            )
         }
         self.by_id: dict[int, TagSheet] = {}
-        for mechanic_id, slug in connection.execute(select(m.id, m.slug)).tuples():
+        for mechanic_id, slug in connection.execute(select(m.id, m.slug)):
             if (mechanic_id, locale) in names:
                 tag = TagSheet(slug, names[mechanic_id, locale], locale)
             else:
@@ -289,7 +287,7 @@ class _Tags:
         found: dict[int, list[TagSheet]] = {}
         for ruling_id, mechanic_id in self.connection.execute(
             select(r.ruling_id, r.mechanic_id).where(r.ruling_id.in_(of_the_card))
-        ).tuples():
+        ):
             found.setdefault(ruling_id, []).append(self.by_id[mechanic_id])
         return {ruling_id: self._sorted(tags) for ruling_id, tags in found.items()}
 
