@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from conftest import ENGINES, PostgresDatabases, run_kb, scryfall_ruling
 from realdata import DATA, realdata
+from sqlalchemy import text
 from wcwidth import wcswidth
 
 from kb.engine import make_engine
@@ -493,4 +494,34 @@ def test_a_real_japanese_face_name_gives_the_split_card(database_url: str) -> No
     document = json.loads(ok(database_url, "火", "--json"))
     assert document["matches"][0]["names"] == [
         {"name": "火", "locale": "ja", "face": True, "english": False}
+    ]
+
+
+@pytest.mark.realdata
+def test_tags_use_the_mined_names_of_a_real_set(database_url: str) -> None:
+    """Innistrad: Midnight Hunt's German printed texts give flashback its German name
+    (mined, kb/mining), which kb card tags the card and its rulings with."""
+    engine = make_engine(database_url)
+    run_import(engine, [realdata("mtgjson-sets-2022-05/MID.json.gz")])
+    with engine.connect() as connection:
+        origin = connection.execute(
+            text(
+                "SELECT n.origin FROM mechanic_names n JOIN mechanics m ON m.id = n.mechanic_id "
+                "WHERE m.slug = 'flashback' AND n.locale = 'de'"
+            )
+        ).scalar_one()
+    engine.dispose()
+    assert origin == "mined"
+    shown = ok(database_url, "blick aus einer anderen welt", "--locale", "de", "--width", "80")
+    assert shown.startswith(
+        "Blick aus einer anderen Welt\nOtherworldly Gaze\nMana cost: {U}\n"
+        "Mechanics: Rückblende\n\nPrinted text, as printed in MID, number 67 (2021-09-24)\n"
+        "  Spontanzauber\n"
+        "  Schaue dir die obersten drei Karten deiner Bibliothek an. Lege eine beliebige\n"
+        "    Anzahl davon auf deinen Friedhof und den Rest in beliebiger Reihenfolge oben\n"
+    )
+    assert "\n6 rulings\n  2021-09-24 · Rückblende\n    “Flashback [cost]” means" in shown
+    document = json.loads(ok(database_url, "Otherworldly Gaze", "--json", "--locale", "de"))
+    assert document["card"]["mechanics"] == [
+        {"slug": "flashback", "name": "Rückblende", "locale": "de"}
     ]
