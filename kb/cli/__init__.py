@@ -22,6 +22,10 @@ COMMANDS = {
         "kb.cli.site_commands:build_command",
         "Build the static site: home, A–Z index, card and mechanic pages per locale.",
     ),
+    "card": Lazy(
+        "kb.cli.card_commands:card_command",
+        "Show the card NAME: its names, texts and rulings, in a locale.",
+    ),
     "datasette": Lazy(
         "kb.cli.datasette_commands:datasette_command",
         "Browse the store read-only in Datasette, with the saved queries (Ctrl-C stops).",
