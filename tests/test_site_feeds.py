@@ -222,6 +222,32 @@ def test_a_feed_holds_the_newest_changes_only(demo_store: Engine, tmp_path: Path
     assert len(every) == 33 + FEED_LENGTH + 5
 
 
+def test_a_ruling_an_import_links_to_many_cards_is_one_change(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    """One entry per ruling and import, however many cards it linked; the newest first (more
+    of an import's links are read when its newest hold too few changes)."""
+    with demo_store.begin() as connection:
+        connection.execute(
+            schema.cards.insert(),
+            [{"name": f"Card {number}", "oracle_id": f"card-{number}"} for number in range(6)],
+        )
+    shared = "Each of these six cards has this ruling."
+    rulings = [
+        scryfall_ruling(f"card-{n}", comment=shared, published_at="2024-06-01") for n in range(6)
+    ]
+    rulings.append(scryfall_ruling("card-0", comment="An older ruling.", published_at="2024-05-01"))
+    (tmp_path / "rulings.json").write_text(json.dumps(rulings))
+    run_import(demo_store, [tmp_path / "rulings.json"])
+    with demo_store.connect() as connection:
+        changes = recent_changes(connection, load_index(connection), limit=2).changes
+    assert [(change.text, len(change.cards)) for change in changes] == [
+        (shared, 6),
+        ("An older ruling.", 1),
+    ]
+    assert [card.name for card in changes[0].cards] == [f"Card {n}" for n in range(6)]
+
+
 def test_a_store_without_changes_has_an_empty_valid_feed(engine: Engine, tmp_path: Path) -> None:
     out = build(engine, tmp_path / "site").out
     parsed = _parsed(out, "fr")
