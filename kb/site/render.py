@@ -124,6 +124,8 @@ TEMPLATES = (
     "home.html",
     "changes.html",
     "feed.xml",
+    "_feed.xml",
+    "_changes.html",
     "_fragments.html",
 )
 """The templates of the locale folders' pages."""
