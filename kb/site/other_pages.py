@@ -1,5 +1,6 @@
-"""The pages beside the card pages (home, A–Z index, mechanics, root pages, sitemaps): how to
-render each, and how to fingerprint it once the cards' names are digested."""
+"""The pages beside the card pages (home, A–Z index, recent changes and feed, mechanics, root
+pages, sitemaps): how to render each, and how to fingerprint it once the cards' names are
+digested."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from functools import cache, partial
 from sqlalchemy.engine import Engine
 
 from kb.locales import Locale
-from kb.site import render
+from kb.site import feed, render
+from kb.site.changes import recent_changes
 from kb.site.data import localized_cards
 from kb.site.fingerprints import Fingerprints, digest, encoded
 from kb.site.manifest import Manifest
@@ -33,7 +35,7 @@ from kb.site.render import (
     stylesheet,
 )
 from kb.site.staging import Stager
-from kb.site.views import CardEntry, LocalizedCard, MechanicView, SiteIndex
+from kb.site.views import CardEntry, LocalizedCard, MechanicView, RecentChanges, SiteIndex
 from kb.translations.coverage import Coverage
 
 SITEMAP_GROUPS = 300
@@ -163,6 +165,20 @@ def plan_other_pages(
     def az_page(locale: Locale) -> Page:
         return renderer.cards(localized.every(locale))
 
+    @cache
+    def recent() -> RecentChanges:
+        with reading(engine) as connection:
+            return recent_changes(connection, index)
+
+    # What the feeds and recent changes pages receive, whole: the same in every locale.
+    changes = cache(lambda: fingerprints.of(encoded(recent())))
+
+    def changes_page(locale: Locale) -> Page:
+        return feed.changes_page(recent(), locale, languages)
+
+    def feed_page(locale: Locale) -> Page:
+        return feed.feed(recent(), locale, languages, base_url)
+
     for locale in locales:
         shown = coverage.get(locale.code)
         plan.add(
@@ -171,6 +187,8 @@ def plan_other_pages(
             partial(home_page, index, locale, languages, shown),
         )
         plan.add(Urls.cards(locale), lambda: fingerprints.of(all_names()), partial(az_page, locale))
+        plan.add(Urls.changes(locale), changes, partial(changes_page, locale))
+        plan.add(Urls.feed(locale), changes, partial(feed_page, locale))
         if full:  # after the locale's A–Z page, from the same list of its cards
             for mechanic in index.mechanics.values():
                 add_mechanic_page(locale, mechanic)

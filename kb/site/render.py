@@ -74,6 +74,14 @@ class Urls:
     def mechanic(locale: Locale, mechanic: MechanicView) -> str:
         return f"{locale.folder}/mechanics/{mechanic.slug}.html"
 
+    @staticmethod
+    def changes(locale: Locale) -> str:
+        return f"{locale.folder}/changes.html"
+
+    @staticmethod
+    def feed(locale: Locale) -> str:
+        return f"{locale.folder}/feed.atom"
+
 
 @dataclass(frozen=True)
 class Page:
@@ -110,7 +118,17 @@ class _CompiledOnce(BytecodeCache):
 
 
 _COMPILED = _CompiledOnce()
-TEMPLATES = ("card.html", "mechanic.html", "cards.html", "home.html", "_fragments.html")
+TEMPLATES = (
+    "card.html",
+    "mechanic.html",
+    "cards.html",
+    "home.html",
+    "changes.html",
+    "feed.xml",
+    "_feed.xml",
+    "_changes.html",
+    "_fragments.html",
+)
 """The templates of the locale folders' pages."""
 
 
@@ -286,7 +304,7 @@ SitemapPage = Callable[[Locale], str] | CardEntry | MechanicView
 def sitemap_pages(site: SiteIndex) -> list[SitemapPage]:
     """Every page that has a version per locale (the site's own cards and mechanics: a
     site-wide list holds no more than references)."""
-    pages: list[SitemapPage] = [Urls.home, Urls.cards]
+    pages: list[SitemapPage] = [Urls.home, Urls.cards, Urls.changes]
     pages += site.cards
     pages += site.mechanics.values()
     return pages
