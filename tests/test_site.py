@@ -107,7 +107,7 @@ def demo_store(engine: Engine) -> Engine:
 
 def test_every_page_is_valid_html5_and_every_link_resolves(demo_site: Path) -> None:
     pages = sorted(demo_site.rglob("*.html"))
-    assert len(pages) == 11 * 6 + 2
+    assert len(pages) == 11 * 7 + 2  # a card page per card, A–Z, home, changes, mechanics
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     for page in pages:
         document = parser.parse(page.read_bytes())
@@ -188,7 +188,7 @@ def test_sitemap_robots_and_404(demo_engine: Engine, tmp_path: Path) -> None:
     published = "https://rulings.example.org/kb/"
     site = build(demo_engine, tmp_path / "site", BuildOptions(base_url=published)).out
     urls = ET.parse(site / "sitemap.xml").getroot().findall(f"{SITEMAP}url")
-    assert len(urls) == 11 * 6
+    assert len(urls) == 11 * 7  # 2 cards, home, A–Z, recent changes, 2 mechanics
     german = next(u for u in urls if u.findtext(f"{SITEMAP}loc", "").endswith(str(GERMAN_PAGE)))
     alternates = {link.get("hreflang"): link.get("href") for link in german.iter(f"{XHTML}link")}
     assert len(alternates) == 12
@@ -529,7 +529,8 @@ def test_locale_subset_keeps_the_other_locales(demo_store: Engine, tmp_path: Pat
     after = _files(out)
     assert "de/cards/zzyzx.html" in after and "fr/cards/zzyzx.html" not in after
     assert {path for path in before if path.startswith("fr/")} <= set(after)
-    assert result.pages == 2 * (3 + 4) + 5  # 3 cards, home, index, 2 mechanics; 5 root files
+    # 3 cards, home, index, changes, feed, 2 mechanics; 5 root files
+    assert result.pages == 2 * (3 + 6) + 5
 
 
 def test_parallel_build_splits_cards_across_workers(
@@ -541,7 +542,7 @@ def test_parallel_build_splits_cards_across_workers(
     monkeypatch.setattr(workers, "CARDS_PER_TASK", 2)
     parallel = build(demo_store, tmp_path / "parallel", BuildOptions(jobs=2))
     assert _pages(serial.out) == _pages(parallel.out)
-    assert parallel.pages == serial.pages == 11 * (7 + 4) + 5
+    assert parallel.pages == serial.pages == 11 * (7 + 6) + 5
 
 
 def _open_files() -> list[str]:
@@ -633,11 +634,11 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     args = ["--db", sqlite_url, "build", "--out", str(out), "--jobs", "1"]
     first = runner.invoke(cli, args)
     assert first.exit_code == 0, first.output
-    assert first.output == f"71 pages in {out}: 71 written, 0 unchanged, 0 removed\n"
+    assert first.output == f"93 pages in {out}: 93 written, 0 unchanged, 0 removed\n"
     second = runner.invoke(cli, [*args, "--locale", "de,it"])
-    assert second.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
+    assert second.output == f"21 pages in {out}: 0 written, 21 unchanged, 0 removed\n"
     any_case = runner.invoke(cli, [*args, "--locale", "pt-br,ZH-HANT"])  # as the folders are named
-    assert any_case.output == f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
+    assert any_case.output == f"21 pages in {out}: 0 written, 21 unchanged, 0 removed\n"
     assert runner.invoke(cli, ["-q", *args, "--full"]).output == ""
     bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
     assert bad.exit_code == 2
@@ -661,28 +662,28 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
         assert f"{address!r}: not an absolute http(s) address" in wrong.output
     published = runner.invoke(cli, [*args, "--base-url", "https://rulings.example.org/kb"])
     assert published.exit_code == 0, published.output
-    assert published.output == (
-        f"72 pages in {out}: 3 written, 69 unchanged, 0 removed; "
+    assert published.output == (  # the sitemap, robots.txt, 404.html, the feeds' addresses
+        f"94 pages in {out}: 14 written, 80 unchanged, 0 removed; "
         "base URL https://rulings.example.org/kb/ (was none)\n"
     )
     robots = (out / "robots.txt").read_text("utf-8")
     assert "Sitemap: https://rulings.example.org/kb/sitemap.xml" in robots
     # A plain build keeps the site's address; a new one says so; '' forgets it.
     plain = runner.invoke(cli, args)
-    assert plain.output == f"72 pages in {out}: 0 written, 72 unchanged, 0 removed\n"
+    assert plain.output == f"94 pages in {out}: 0 written, 94 unchanged, 0 removed\n"
     assert (out / "robots.txt").read_text("utf-8") == robots
     moved = runner.invoke(cli, [*args, "--base-url", "https://example.net/"])
     assert moved.output == (
-        f"72 pages in {out}: 3 written, 69 unchanged, 0 removed; "
+        f"94 pages in {out}: 14 written, 80 unchanged, 0 removed; "
         "base URL https://example.net/ (was https://rulings.example.org/kb/)\n"
     )
     assert runner.invoke(cli, [*args, "--locale", "de"]).output == (
-        f"12 pages in {out}: 0 written, 12 unchanged, 0 removed\n"
+        f"14 pages in {out}: 0 written, 14 unchanged, 0 removed\n"
     )
     assert "https://example.net/sitemap.xml" in (out / "robots.txt").read_text("utf-8")
     forgotten = runner.invoke(cli, [*args, "--base-url", ""])
     assert forgotten.output == (
-        f"71 pages in {out}: 2 written, 69 unchanged, 1 removed; "
+        f"93 pages in {out}: 13 written, 80 unchanged, 1 removed; "
         "base URL none (was https://example.net/)\n"
     )
     assert not (out / "sitemap.xml").exists()

@@ -114,7 +114,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     same files as in a plain folder; incremental and full builds, and failed ones, work."""
     plain = build(demo_store, tmp_path / "plain").out
     first = build(demo_store, mount_point)
-    assert (first.pages, first.written, first.removed) == (71, 71, 0)
+    assert (first.pages, first.written, first.removed) == (93, 93, 0)
     assert _served(mount_point) == _served(plain)
     assert (mount_point / CURRENT).readlink() == Path(_versions(mount_point)[0])
     assert (mount_point / "de").readlink() == Path(f"{CURRENT}/de")
@@ -123,14 +123,15 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     (mount_point / "CNAME").write_text("rulings.example.org\n", "utf-8")  # the operator's own
     _edit_spree_modes(demo_store, "in a volume.")
     again = build(demo_store, mount_point)
-    assert again.written == 3 * 11  # the two Spree cards' pages, the Spree page
+    # The two Spree cards' pages, the Spree page, the feed and recent changes page.
+    assert again.written == 5 * 11
     assert "Edited: in a volume." in (mount_point / GERMAN_PAGE).read_text("utf-8")
     assert build(demo_store, plain).written == again.written
     assert _served(mount_point) == {**_served(plain), "CNAME": b"rulings.example.org\n"}
     assert len(_versions(mount_point)) == 1
 
     full = build(demo_store, mount_point, BuildOptions(full=True, base_url=PUBLISHED))
-    assert full.written == full.pages == 72  # and a sitemap
+    assert full.written == full.pages == 94  # and a sitemap
     assert len(_versions(mount_point)) == 1  # the previous one removed
     assert (mount_point / "sitemap.xml").readlink() == Path(f"{CURRENT}/sitemap.xml")
     before = _served(mount_point)
@@ -156,7 +157,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     (mount_point / CURRENT).symlink_to(current)
     # The live version folder removed by hand: the next build makes the site again.
     shutil.rmtree(mount_point / os.readlink(mount_point / CURRENT))
-    assert build(demo_store, mount_point).written == 71
+    assert build(demo_store, mount_point).written == 93
     build(demo_store, plain)  # the edit the failed builds did not publish
     assert _served(mount_point) == {**_served(plain), "CNAME": b"rulings.example.org\n"}
     assert not [name for name in os.listdir(tmp_path) if name.startswith(".")]  # none beside
@@ -180,7 +181,7 @@ def test_a_plain_site_in_a_mount_point_becomes_linked(demo_store: Engine, tmp_pa
     with _mounted(["mount", "--bind", str(out), str(out)], out):
         assert build(demo_store, out).written == 0
         _edit_spree_modes(demo_store, "in place.")
-        assert build(demo_store, out).written == 3 * 11
+        assert build(demo_store, out).written == 5 * 11
         assert not os.path.lexists(out / CURRENT)
         full = build(demo_store, out, BuildOptions(full=True))
         assert full.removed == 0
@@ -189,7 +190,7 @@ def test_a_plain_site_in_a_mount_point_becomes_linked(demo_store: Engine, tmp_pa
         assert "Edited: in place." in (out / GERMAN_PAGE).read_text("utf-8")
     assert (out / "en").is_symlink()  # the bind mount wrote to the folder itself
     _edit_spree_modes(demo_store, "unmounted.")
-    assert build(demo_store, out, BuildOptions(full=True)).written == 71
+    assert build(demo_store, out, BuildOptions(full=True)).written == 93
     served = _served(out)
     assert "Edited: unmounted." in served[GERMAN_PAGE].decode()
     # The same files; a search bundle's are named by their content, which the edit changed.
@@ -267,7 +268,7 @@ def test_watching_a_mount_point(demo_store: Engine, mount_point: Path) -> None:
         stop.set()
         thread.join()
     assert failed.empty()
-    assert result.written == 3 * 11
+    assert result.written == 5 * 11
     assert "Edited: watched." in (mount_point / GERMAN_PAGE).read_text("utf-8")
     assert (mount_point / MANIFEST).is_symlink()
     assert Manifest.read(mount_point) == kept.manifest
@@ -333,18 +334,19 @@ def test_a_site_of_some_locales_links_only_to_its_pages(demo_store: Engine, tmp_
     root = (site / "index.html").read_text("utf-8")
     assert set(re.findall(r'href="([^"]+)"', root)) == {
         "static/style.css", "de/index.html", "ja/index.html", "de/cards/index.html",
+        "de/feed.atom",
     }  # fmt: skip
     assert '<html lang="de">' in root  # the site's first language, English where it has it
     sitemap = ET.parse(site / "sitemap.xml").getroot()
     locs = [loc.text or "" for loc in sitemap.iter(f"{SITEMAP}loc")]
-    assert len(locs) == 2 * 6 and not [loc for loc in locs if "/en/" in loc]
+    assert len(locs) == 2 * 7 and not [loc for loc in locs if "/en/" in loc]
     assert _served(build(demo_store, tmp_path / "again", de_ja).out) == _served(site)
 
     build(demo_store, site, BuildOptions(locales=(BY_CODE["fr"],)))  # the address kept
     assert _broken_links(site, PUBLISHED) == []
     french = (site / "fr/cards/three-steps-ahead.html").read_text("utf-8")
     assert re.findall(r'hreflang="([^"]+)"', french) == ["de", "fr", "ja", "x-default", "de", "ja"]
-    assert len(list(ET.parse(site / "sitemap.xml").getroot().iter(f"{SITEMAP}loc"))) == 3 * 6
+    assert len(list(ET.parse(site / "sitemap.xml").getroot().iter(f"{SITEMAP}loc"))) == 3 * 7
     # Pages of the earlier build are carried over as they were: they name their own two.
     assert 'hreflang="fr"' not in (site / GERMAN_PAGE).read_text("utf-8")
     # A full build of every locale links them all, English the x-default again.
@@ -362,7 +364,7 @@ def test_a_site_of_some_locales_without_an_address(demo_store: Engine, tmp_path:
     assert not (site / "sitemap.xml").exists()
     not_found = (site / "404.html").read_text("utf-8")
     assert set(re.findall(r'href="([^"]+)"', not_found)) == {
-        "/static/style.css", "/it/index.html", "/it/cards/index.html",
+        "/static/style.css", "/it/index.html", "/it/cards/index.html", "/it/feed.atom",
     }  # fmt: skip
 
 
@@ -458,7 +460,7 @@ def test_a_swap_that_fails_leaves_the_previous_site(
     assert len(_versions(out)) == (1 if mounted else 0)
     assert [name for name in os.listdir(tmp_path) if name.startswith(".")] == []
     monkeypatch.undo()
-    assert build(demo_store, out).written == 3 * 11
+    assert build(demo_store, out).written == 5 * 11
 
 
 def test_without_an_exchange_call_two_renames_do(demo_store: Engine, tmp_path: Path) -> None:
@@ -468,7 +470,7 @@ def test_without_an_exchange_call_two_renames_do(demo_store: Engine, tmp_path: P
         patch.setattr(site_output, "_exchange", lambda _first, _second: False)
         out = build(demo_store, tmp_path / "site").out
         expected = _served(out)
-        assert build(demo_store, out, BuildOptions(full=True)).written == 71
+        assert build(demo_store, out, BuildOptions(full=True)).written == 93
         assert _served(out) == expected
         with _mounted(["mount", "--bind", str(out), str(out)], out):
             build(demo_store, out, BuildOptions(full=True))
@@ -487,9 +489,9 @@ def test_sitemap_parts_come_and_go_in_a_mount_point(
     options = BuildOptions(locales=(BY_CODE["de"], BY_CODE["ja"]), base_url=PUBLISHED)
     build(demo_store, mount_point, options)
     parts = sorted(name for name in os.listdir(mount_point) if name.startswith("sitemap-"))
-    assert parts == ["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"]  # 6 pages, 2 a part
+    assert parts == [f"sitemap-{number}.xml" for number in range(1, 5)]  # 7 pages, 2 a part
     assert _broken_links(mount_point, PUBLISHED) == []
     monkeypatch.setattr(other_pages, "SITEMAP_GROUPS", 300)
-    assert build(demo_store, mount_point, options).removed == 3
+    assert build(demo_store, mount_point, options).removed == 4
     assert not [name for name in os.listdir(mount_point) if name.startswith("sitemap-")]
     assert _broken_links(mount_point, PUBLISHED) == []

@@ -1,16 +1,18 @@
-"""The pages beside the card pages (home, A–Z index, mechanics, root pages, sitemaps): how to
-render each, and how to fingerprint it once the cards' names are digested."""
+"""The pages beside the card pages (home, A–Z index, recent changes and feed, mechanics, root
+pages, sitemaps): how to render each, and how to fingerprint it once the cards' names are
+digested."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, partial
 
 from sqlalchemy.engine import Engine
 
 from kb.locales import Locale
-from kb.site import render
+from kb.site import feed, render
+from kb.site.changes import recent_changes
 from kb.site.data import localized_cards
 from kb.site.fingerprints import Fingerprints, digest, encoded
 from kb.site.manifest import Manifest
@@ -34,7 +36,8 @@ from kb.site.render import (
     stylesheet,
 )
 from kb.site.staging import Stager
-from kb.site.views import CardEntry, LocalizedCard, MechanicView, SiteIndex
+from kb.site.views import CardEntry, LocalizedCard, MechanicView, RecentChanges, SiteIndex
+from kb.translations.coverage import Coverage
 
 SITEMAP_GROUPS = 300
 """Pages (each in 11 languages) per sitemap file: 3,300 addresses (about 4 MB with their
@@ -125,13 +128,15 @@ def plan_other_pages(
     renderer: Renderer,
     sitemap_fingerprints: dict[str, str],
     full: bool,
+    coverage: Mapping[str, Coverage],
 ) -> OtherPagesPlan:
     """The pages beside the card pages of the locales built (``full``: of a build that renders
     them all) of the site of these languages and base address ("" none).
     ``mechanic_list`` is the mechanics' fingerprint;
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
     ``renderer`` renders the pages it can (from stencils); ``sitemap_fingerprints`` holds the
-    sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them)."""
+    sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them);
+    ``coverage``: each translation locale's, which its home page states."""
     plan = OtherPagesPlan()
     localized = LocalizedCards(engine, index, locales)
     plan.after_staging(localized.forget)
@@ -161,9 +166,30 @@ def plan_other_pages(
     def az_page(locale: Locale) -> Page:
         return renderer.cards(localized.every(locale))
 
+    @cache
+    def recent() -> RecentChanges:
+        with reading(engine) as connection:
+            return recent_changes(connection, index)
+
+    # What the feeds and recent changes pages receive, whole: the same in every locale.
+    changes = cache(lambda: fingerprints.of(encoded(recent())))
+
+    def changes_page(locale: Locale) -> Page:
+        return feed.changes_page(recent(), locale, languages)
+
+    def feed_page(locale: Locale) -> Page:
+        return feed.feed(recent(), locale, languages, base_url)
+
     for locale in locales:
-        plan.add(Urls.home(locale), lambda: counts, partial(home_page, index, locale, languages))
+        shown = coverage.get(locale.code)
+        plan.add(
+            Urls.home(locale),
+            partial(fingerprints.of, counts, encoded(shown)),
+            partial(home_page, index, locale, languages, shown),
+        )
         plan.add(Urls.cards(locale), lambda: fingerprints.of(all_names()), partial(az_page, locale))
+        plan.add(Urls.changes(locale), changes, partial(changes_page, locale))
+        plan.add(Urls.feed(locale), changes, partial(feed_page, locale))
         if full:  # after the locale's A–Z page, from the same list of its cards
             for mechanic in index.mechanics.values():
                 add_mechanic_page(locale, mechanic)
