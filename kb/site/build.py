@@ -265,7 +265,7 @@ def _build(
 def index_later(
     engine: Engine,
     out: Path,
-    kept: WatchState,
+    index: SiteIndex,
     locales: Sequence[Locale],
     jobs: int = 1,
     indexing: search.Progress = search.no_progress,
@@ -273,11 +273,10 @@ def index_later(
     """Make the search bundles of ``locales`` again after a build with ``search="later"``
     put its pages in place (kb build --watch): staged, then moved in; one that fails leaves
     the old bundles."""
-    assert kept.index is not None
     output = Output(out.resolve())
     staging = output.stage()
     try:
-        search.write_bundles(engine, kept.index, staging, locales, jobs, indexing)
+        search.write_bundles(engine, index, staging, locales, jobs, indexing)
         search.put_in_place(staging, output.root, locales)
     finally:
         output.discard()

@@ -21,9 +21,10 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from kb import changelog
 from kb.engine import sqlite_file
-from kb.locales import Locale
+from kb.locales import LOCALES, Locale
 from kb.site import WATCH_INTERVAL, SearchIndexError, collation, render
 from kb.site.build import BuildOptions, BuildResult, build, index_later
+from kb.site.views import SiteIndex
 from kb.site.watch_state import WatchState, file_identity
 
 
@@ -46,11 +47,13 @@ def watch(
     before returning. Raises CodeChanged when kb's templates or code change on disk.
 
     An edit's pages are put in place first; the search index of the locales they belong to
-    is made again after them (``caught_up`` hears of it, with the seconds it took)."""
+    is made again after them, behind the next builds (``SearchCatchUp``; ``caught_up`` hears
+    of each run, with the seconds it took)."""
     render.prepare(options.locales, kept.languages)
     collation.prepare([locale.code for locale in options.locales])
     incremental = replace(options, full=False, search="later" if options.search != "off" else "off")
     changes = _Changes(engine, kept)
+    catching_up = SearchCatchUp(engine, out, options.jobs, caught_up, failed)
     told = ""
     try:
         while not stop.wait(interval):
@@ -59,12 +62,11 @@ def watch(
                     started = time.perf_counter()
                     result = build(engine, out, incremental, kept=kept)
                     built(result, time.perf_counter() - started)
-                    if result.search_pending:
-                        started = time.perf_counter()
-                        index_later(engine, out, kept, result.search_pending, options.jobs)
-                        caught_up(result.search_pending, time.perf_counter() - started)
+                    if result.search_pending and kept.index is not None:
+                        catching_up.add(result.search_pending, kept.index)
                 else:
                     kept.write_manifest(out)
+                catching_up.poll()
                 told = ""
             except (SQLAlchemyError, OSError, SearchIndexError) as error:
                 # A server going away fails with another message at each stage (connections
@@ -75,6 +77,63 @@ def watch(
                 told = failure
     finally:
         kept.write_manifest(out)
+        catching_up.close()
+
+
+class SearchCatchUp:
+    """The search bundles made again behind the watcher's builds, on a thread of their own: an
+    edit's pages are put in place at once, even while an earlier edit's locales are being
+    indexed (a locale of the real corpus takes half a minute). Locales that go stale meanwhile
+    are indexed together once the run under way is done. Stopping waits for that run, so that
+    its staging folder is removed and no bundle is left half moved."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        out: Path,
+        jobs: int,
+        caught_up: Callable[[tuple[Locale, ...], float], None],
+        failed: Callable[[Exception], None],
+    ) -> None:
+        self.engine, self.out, self.jobs = engine, out, jobs
+        self.caught_up, self.failed = caught_up, failed
+        self._pending: set[Locale] = set()
+        self._index: SiteIndex | None = None
+        self._thread: threading.Thread | None = None
+
+    def add(self, locales: tuple[Locale, ...], index: SiteIndex) -> None:
+        """Index ``locales`` again from ``index`` (the kept index of the build that made their
+        pages: a build replaces the kept index, never changes it)."""
+        self._pending.update(locales)
+        self._index = index
+        self.poll()
+
+    def poll(self) -> None:
+        """Start the next run if none is under way and locales wait."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._thread = None
+        if not self._pending or self._index is None:
+            return
+        locales = tuple(locale for locale in LOCALES if locale in self._pending)
+        self._pending.clear()
+        self._thread = threading.Thread(
+            target=self._run, args=(locales, self._index), name="search-catch-up", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, locales: tuple[Locale, ...], index: SiteIndex) -> None:
+        started = time.perf_counter()
+        try:
+            index_later(self.engine, self.out, index, locales, self.jobs)
+        except (SQLAlchemyError, OSError, SearchIndexError) as error:
+            self.failed(error)  # the old bundles stay; the locales' next pages index them
+            return
+        self.caught_up(locales, time.perf_counter() - started)
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
 
 
 UNREACHABLE = "the database server cannot be reached"
