@@ -52,7 +52,8 @@ def test_the_demo_site_is_the_same_both_ways(
     sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pages = _both_ways(_store(sqlite_url, DATA), tmp_path, monkeypatch)
-    assert pages == 11 * 6 + 2 + 3  # and the stylesheet, robots.txt, the sitemap
+    # two A–Z sections a locale; the stylesheet, robots.txt, the sitemap index and two sitemaps
+    assert pages == 11 * (6 + 2) + 2 + 5
 
 
 def test_a_synthetic_site_is_the_same_both_ways(

@@ -1,4 +1,4 @@
-"""The pages beside the card pages (home, A–Z index, mechanics, root pages, sitemaps): how to
+"""The pages beside the card pages (home, A–Z pages, mechanics, root pages, sitemaps): how to
 render each, and how to fingerprint it once the cards' names are digested."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from functools import cache, partial
 from sqlalchemy.engine import Engine
 
 from kb.locales import Locale
-from kb.site import render
+from kb.site import az, render
 from kb.site.data import localized_cards
 from kb.site.fingerprints import Fingerprints, digest, encoded
 from kb.site.manifest import Manifest
 from kb.site.reading import reading
 from kb.site.render import (
     ROOT_PAGES,
+    SECTIONS_SITEMAP,
     CardList,
     Languages,
     Page,
@@ -26,6 +27,7 @@ from kb.site.render import (
     home_page,
     robots,
     root_pages,
+    sections_sitemap,
     sitemap,
     sitemap_index,
     sitemap_pages,
@@ -42,24 +44,91 @@ A larger site's sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml, ..."""
 
 OtherDone = list[tuple[str, str, bool]]
 """Per other page rendered: (path, hash, written)."""
+Planned = tuple[str, str, Callable[[], Page]]
+"""A page of a family: its path, its fingerprint and how to render it."""
+
+
+@dataclass
+class Family:
+    """Pages planned as one, which are known only once what they show is read: a locale's A–Z
+    page and its sections' pages (kb.site.az). One fingerprint, recorded as the first page's
+    (``head``), says whether any of them may have changed; then each page's own says whether
+    it is rendered. While it stays the same, the previous site's pages stay as recorded, and
+    what they show is not even read."""
+
+    head: str
+    folder: str
+    """Where the other pages are, from the site's root, with a final slash."""
+    fingerprint: Callable[[], str]
+    resolve: Callable[[], list[Planned]]
+    """Every page, the head first (its fingerprint is ``fingerprint``'s, taken once the cards'
+    names are digested: a full build renders the pages before)."""
+    pages: list[Planned] | None = None
+    carried: dict[str, str] | None = None
+    """The pages and fingerprints the previous site records, where the head's is unchanged."""
+
+    def resolved(self) -> list[Planned]:
+        if self.pages is None:
+            self.pages = self.resolve()
+        return self.pages
+
+    def fingerprints(self, recorded: dict[str, tuple[str, str]]) -> dict[str, str]:
+        """Each page's fingerprint: as ``recorded`` (the previous site's) if the head's is."""
+        fingerprint = self.fingerprint()
+        if self.pages is None and recorded.get(self.head, ("", ""))[0] == fingerprint:
+            self.carried = {
+                path: entry[0]
+                for path, entry in recorded.items()
+                if path == self.head or path.startswith(self.folder)
+            }
+            return self.carried
+        return {
+            path: fingerprint if path == self.head else own
+            for path, own, _renderer in self.resolved()
+        }
+
+    def paths(self) -> list[str]:
+        """The pages besides the head, resolved or carried over."""
+        found = self.carried if self.pages is None and self.carried is not None else None
+        listed = list(found) if found is not None else [page[0] for page in self.resolved()]
+        return sorted(path for path in listed if path != self.head)
 
 
 @dataclass
 class OtherPagesPlan:
     """The pages beside the card pages: how to render each, and how to fingerprint it once
-    the cards' names are digested (the fingerprints need them; rendering does not)."""
+    the cards' names are digested (the fingerprints need them; rendering does not).
+    ``recorded``: the previous site's other pages, path → (fingerprint, hash)."""
 
-    renderers: list[tuple[str, Callable[[], Page]]] = field(default_factory=list)
+    recorded: dict[str, tuple[str, str]] = field(default_factory=dict)
+    entries: list[tuple[str, Callable[[], Page]] | Family] = field(default_factory=list)
+    """In the order they are rendered."""
+    families: list[Family] = field(default_factory=list)
     _fingerprints: dict[str, Callable[[], str]] = field(default_factory=dict)
     _releases: list[Callable[[], None]] = field(default_factory=list)
     """How to let go of what the renderers share, once the pages are staged."""
 
     def add(self, path: str, fingerprint: Callable[[], str], renderer: Callable[[], Page]) -> None:
         self._fingerprints[path] = fingerprint
-        self.renderers.append((path, renderer))
+        self.entries.append((path, renderer))
+
+    def add_family(self, family: Family) -> None:
+        self.families.append(family)
+        self.entries.append(family)
 
     def fingerprints(self) -> dict[str, str]:
-        return {path: fingerprint() for path, fingerprint in self._fingerprints.items()}
+        """Every page's: the families' first (a sitemap lists their pages)."""
+        found: dict[str, str] = {}
+        for family in self.families:
+            found.update(family.fingerprints(self.recorded))
+        found.update((path, fingerprint()) for path, fingerprint in self._fingerprints.items())
+        return found
+
+    @property
+    def page_count(self) -> int:
+        """The pages planned (a family's once fingerprinted or rendered)."""
+        fixed = len(self._fingerprints)
+        return fixed + sum(len(family.paths()) + 1 for family in self.families)
 
     def after_staging(self, release: Callable[[], None]) -> None:
         self._releases.append(release)
@@ -124,14 +193,16 @@ def plan_other_pages(
     renderer: Renderer,
     sitemap_fingerprints: dict[str, str],
     full: bool,
+    recorded: dict[str, tuple[str, str]],
 ) -> OtherPagesPlan:
     """The pages beside the card pages of the locales built (``full``: of a build that renders
     them all) of the site of these languages and base address ("" none).
     ``mechanic_list`` is the mechanics' fingerprint;
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
     ``renderer`` renders the pages it can (from stencils); ``sitemap_fingerprints`` holds the
-    sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them)."""
-    plan = OtherPagesPlan()
+    sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them);
+    ``recorded``: the previous site's other pages, path → (fingerprint, hash)."""
+    plan = OtherPagesPlan(recorded)
     localized = LocalizedCards(engine, index, locales)
     plan.after_staging(localized.forget)
     all_names = cache(lambda: digest("\n".join(names)))
@@ -157,12 +228,31 @@ def plan_other_pages(
             lambda: renderer.mechanic(mechanic, localized.some(locale, mechanic.card_ids)),
         )
 
-    def az_page(locale: Locale) -> Page:
-        return renderer.cards(localized.every(locale))
+    az_fingerprint = cache(lambda: fingerprints.of(all_names()))  # once the names are digested
+
+    def az_pages(locale: Locale) -> list[Planned]:
+        """The locale's A–Z page, then its sections' pages, each fingerprinted by what its
+        template receives."""
+        cards = localized.every(locale)
+        found = az.sections(cards.cards, cards.sections, locale)
+        letters = az.letters(found)
+        pages: list[Planned] = [(Urls.cards(locale), "", partial(renderer.cards, locale, letters))]
+        pages += [
+            (
+                context["section"].path,
+                fingerprints.page(context),
+                partial(renderer.section, locale, context),
+            )
+            for context in az.contexts(found)
+        ]
+        return pages
 
     for locale in locales:
         plan.add(Urls.home(locale), lambda: counts, partial(home_page, index, locale, languages))
-        plan.add(Urls.cards(locale), lambda: fingerprints.of(all_names()), partial(az_page, locale))
+        folder = f"{locale.folder}/{az.FOLDER}/"
+        plan.add_family(
+            Family(Urls.cards(locale), folder, az_fingerprint, partial(az_pages, locale))
+        )
         if full:  # after the locale's A–Z page, from the same list of its cards
             for mechanic in index.mechanics.values():
                 add_mechanic_page(locale, mechanic)
@@ -188,12 +278,31 @@ def plan_other_pages(
     parts = [
         pages[start : start + SITEMAP_GROUPS] for start in range(0, len(pages), SITEMAP_GROUPS)
     ]
-    if len(parts) == 1:
+    if len(parts) == 1 and not index.cards:
         paths = [render.SITEMAP]
-    else:
-        sitemaps = sitemap_index(base_url, len(parts))
-        plan.add(sitemaps.path, lambda: fingerprints.of(len(parts)), lambda: sitemaps)
+    else:  # an index of the parts and of the A–Z sections' sitemap
         paths = [render.sitemap_part_path(number) for number in range(1, len(parts) + 1)]
+        listed = [*paths, SECTIONS_SITEMAP] if index.cards else paths
+        sitemaps = sitemap_index(base_url, listed)
+        plan.add(sitemaps.path, lambda: fingerprints.of(listed), lambda: sitemaps)
+    if index.cards:
+        built = {locale.folder for locale in locales}
+
+        def section_paths() -> list[str]:
+            """Every locale's A–Z sections: those built, and the others' as recorded."""
+            found = [path for family in plan.families for path in family.paths()]
+            found += [
+                path
+                for path in recorded
+                if path.split("/")[1:2] == [az.FOLDER] and path.split("/")[0] not in built
+            ]
+            return sorted(found)
+
+        plan.add(
+            SECTIONS_SITEMAP,
+            lambda: fingerprints.of(section_paths()),
+            lambda: sections_sitemap(base_url, section_paths()),
+        )
 
     def sitemap_fingerprint(path: str, part: list[SitemapPage]) -> str:
         if path not in sitemap_fingerprints:
@@ -221,16 +330,34 @@ def stage_other_pages(
     fingerprint differs from the ``manifest``'s (the previous site's) or whose file is
     missing."""
     previous = stager.previous
-    done = []
-    for path, renderer in plan.renderers:
-        recorded, old_hash = manifest.pages.get(path, ("", ""))
-        if (
-            fingerprints is not None
-            and previous is not None
-            and recorded == fingerprints[path]
-            and previous.present(path)
-        ):
+    done: OtherDone = []
+
+    def stale(path: str) -> bool:
+        recorded, _old_hash = manifest.pages.get(path, ("", ""))
+        return (
+            fingerprints is None
+            or previous is None
+            or recorded != fingerprints.get(path)
+            or not previous.present(path)
+        )
+
+    def stage(path: str, renderer: Callable[[], Page]) -> None:
+        done.append((path, *stager.stage(renderer(), manifest.pages.get(path, ("", ""))[1])))
+
+    for entry in plan.entries:
+        if not isinstance(entry, Family):
+            if stale(entry[0]):
+                stage(*entry)
             continue
-        done.append((path, *stager.stage(renderer(), old_hash)))
+        if entry.pages is None and entry.carried is not None and not any(map(stale, entry.carried)):
+            continue  # the previous site's pages, all in place
+        for path, _fingerprint, renderer in entry.resolved():
+            if stale(path):
+                stage(path, renderer)
+        entry.pages = [(path, own, _released) for path, own, _renderer in entry.resolved()]
     plan.staged()
     return done
+
+
+def _released() -> Page:
+    raise RuntimeError("a page of a family was rendered again after it was staged")
