@@ -9,8 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from realdata import realdata
+from realdata import DATA, realdata
+from sqlalchemy import update
 
+from kb import schema
 from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE, LOCALES, Locale
@@ -166,3 +168,39 @@ def test_real_japanese_kanji_names_are_under_their_radicals(real_subset: Path) -
         letter for letter in shown if "\u4e00" <= letter[0] <= "\u9fff" and "–" not in letter
     ]
     assert len(radicals) > 60
+
+
+def _mtimes(site: Path) -> dict[str, int]:
+    return {
+        path.relative_to(site).as_posix(): path.stat().st_mtime_ns for path in site.rglob("*.html")
+    }
+
+
+def test_an_incremental_build_renders_only_the_sections_that_changed(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    out = build(engine, tmp_path / "site").out
+    (out / "de/a-z/9.html").unlink()  # German I, whose cards stay as they are
+    restored = build(engine, out)
+    assert (restored.written, restored.rendered) == (1, 1) and (out / "de/a-z/9.html").is_file()
+
+    before = _mtimes(out)
+    (out / "de/a-z/9.html").unlink()
+    with engine.begin() as connection:
+        connection.execute(
+            update(schema.card_names)
+            .where(schema.card_names.c.name == "Drei Schritte voraus")
+            .values(name="Drei Schritte voraus!")
+        )
+    renamed = build(engine, out)
+    after = _mtimes(out)
+    assert {path for path in after if after[path] != before.get(path)} == {
+        "de/cards/three-steps-ahead.html", "de/mechanics/spree.html",
+        "de/a-z/4.html",  # D, where the name changed
+        "de/a-z/9.html",  # I: recorded unchanged, but its file was gone
+    }  # fmt: skip
+    assert renamed.written == 4
+    assert "Drei Schritte voraus!" in (out / "de/a-z/4.html").read_text("utf-8")
+    engine.dispose()

@@ -82,10 +82,17 @@ class Family:
                 if path == self.head or path.startswith(self.folder)
             }
             return self.carried
-        return {
+        found = {
             path: fingerprint if path == self.head else own
             for path, own, _renderer in self.resolved()
         }
+        # Only the stale pages' renderers are kept: each holds its cards, and every locale's
+        # family is fingerprinted before any is staged.
+        self.pages = [
+            (path, own, _released if recorded.get(path, ("", ""))[0] == found[path] else renderer)
+            for path, own, renderer in self.resolved()
+        ]
+        return found
 
     def paths(self) -> list[str]:
         """The pages besides the head, resolved or carried over."""
@@ -351,7 +358,10 @@ def stage_other_pages(
             continue
         if entry.pages is None and entry.carried is not None and not any(map(stale, entry.carried)):
             continue  # the previous site's pages, all in place
-        for path, _fingerprint, renderer in entry.resolved():
+        pages = entry.resolved()
+        if any(renderer is _released and stale(path) for path, _own, renderer in pages):
+            pages = entry.pages = entry.resolve()  # a page recorded unchanged, its file gone
+        for path, _fingerprint, renderer in pages:
             if stale(path):
                 stage(path, renderer)
         entry.pages = [(path, own, _released) for path, own, _renderer in entry.resolved()]
@@ -360,4 +370,4 @@ def stage_other_pages(
 
 
 def _released() -> Page:
-    raise RuntimeError("a page of a family was rendered again after it was staged")
+    raise RuntimeError("a page of a family was rendered that was not to be")
