@@ -14,10 +14,13 @@ MTGJSON corpus in ../shared/realdata/mtgjson-sets-2022-05/, each measured in a f
 - the same import again: time and rows written (SQLite's total_changes); once as ``kb import``
   does it (files already imported are skipped by checksum) and once with ``--force`` (every
   record read and proven unchanged);
-- peak memory of ``kb import`` for a corpus twice as large.
+- peak memory of ``kb import`` for a corpus twice as large;
+- for the real corpus, the peer: the conversion editors run today, the corpus in mtgsqlive's
+  layout with json + executemany, indexed (benchmarks.mtgsqlive), into a fresh SQLite file.
 
 Targets: import ≤ 3 × floor; re-import writes nothing in ≤ ½ the import's time (both the median
-of the rounds' ratios); peak memory for the double corpus ≤ 1.2 × the single one.
+of the rounds' ratios); peak memory for the double corpus ≤ 1.2 × the single one; the real
+corpus's import ≤ 1.5 × the peer's conversion.
 """
 
 from __future__ import annotations
@@ -64,6 +67,13 @@ def _child(mode: str, database: Path, paths: list[Path]) -> dict[str, Any]:
         from benchmarks.floor import insert_raw
 
         rows = insert_raw(database, paths)
+    elif mode == "peer":
+        from benchmarks import mtgsqlive
+
+        peer = make_engine(f"sqlite:///{database}", poolclass=NullPool)
+        mtgsqlive.build(peer, paths[0])
+        mtgsqlive.analyze(peer)
+        rows = 0
     else:
         from kb.importing import ImportOptions, run_import
 
@@ -82,15 +92,24 @@ def _fresh_store(work: Path, name: str) -> Path:
 
 
 SIDES = ("floor", "import")
+REAL_SIDES = (*SIDES, "peer")
+"""The real corpus is also converted to mtgsqlive's layout, as editors do today (issue 20)."""
 
 
-def bench_corpus(label: str, paths: list[Path], work: Path, rounds: int) -> dict[str, list[Any]]:
-    """Each round: the floor and kb import (who goes first alternates), then kb's two
-    re-imports of the store it just made."""
-    result: dict[str, list[Any]] = {"floor": [], "import": [], "reimport": [], "forced": []}
+def bench_corpus(
+    label: str, paths: list[Path], work: Path, rounds: int, sides: tuple[str, ...] = SIDES
+) -> dict[str, list[Any]]:
+    """Each round: the floor and kb import (and the peer's conversion, if ``sides`` name it;
+    who goes first turns), then kb's two re-imports of the store it just made."""
+    result: dict[str, list[Any]] = {side: [] for side in sides}
+    result.update(reimport=[], forced=[])
     for round_number in range(rounds):
-        for side in child.turns(round_number, SIDES):
-            database = _fresh_store(work, f"{label}-{side}")
+        for side in child.turns(round_number, sides):
+            if side == "peer":  # a new file in mtgsqlive's layout, not a kb store
+                database = work / f"{label}-peer.sqlite"
+                database.unlink(missing_ok=True)
+            else:
+                database = _fresh_store(work, f"{label}-{side}")
             result[side].append(_measure(side, database, paths))
             if side == "import":
                 result["reimport"].append(_measure("import", database, paths))
@@ -136,6 +155,12 @@ def _report(label: str, result: dict[str, list[Any]]) -> None:
             f"  {_median(again, 'peak_mb'):6.0f} MB  = {ratio:.2f} × import (target ≤ 0.5),"
             f" rows written: {max(report['written'] for report in again)} (target 0)"
         )
+    if peer := result.get("peer"):
+        ratio = child.median_ratio(_seconds(first), _seconds(peer))
+        print(
+            f"  mtgsqlive conversion     {_median(peer, 'seconds'):7.2f} s"
+            f"  {_median(peer, 'peak_mb'):6.0f} MB: kb import = {ratio:.2f} × it (target ≤ 1.5)"
+        )
 
 
 def main() -> None:
@@ -169,7 +194,7 @@ def main() -> None:
     if args.real:
         if not REAL_CORPUS.is_dir():
             sys.exit(f"{REAL_CORPUS} is absent: the real corpus lives in ../shared/realdata")
-        real = bench_corpus("real", [REAL_CORPUS], args.work, args.rounds)
+        real = bench_corpus("real", [REAL_CORPUS], args.work, args.rounds, REAL_SIDES)
         _report("Real corpus: MTGJSON, 579 set files (May 2022)", real)
 
 

@@ -2,7 +2,8 @@
 sqlite3 ``executemany`` into kb's schema, with no lookups, no checks, no dedupe against the store.
 
 What kb's loader does beyond this (resolving cards, merging sources, damaged variants, tagging,
-provenance, one transaction with rollback) is what the import target's 3 × pays for.
+provenance, the most recent printing's text, mining the mechanics' names, one transaction with
+rollback) is what the import target's 3 × pays for.
 
 The floor has kb import's two processes: where kb parses in a second process while the first
 loads (inputs of ``PARALLEL_PARSE_BYTES`` or more), the floor parses in a second process too and
@@ -44,6 +45,7 @@ class RawRows:
         self.links: list[tuple[Any, ...]] = []
         self.tags: list[tuple[Any, ...]] = []
         self.mechanics: list[tuple[Any, ...]] = []
+        self.texts: list[tuple[Any, ...]] = []
 
     def card(self, key: str, name: str, oracle_id: str | None, item: dict[str, Any]) -> int:
         card_id = self.card_ids.get(key)
@@ -74,6 +76,15 @@ class RawRows:
         if locale is not None:
             self.names.append((card_id, locale, name))
 
+    def text(self, card_id: int, language: str, face: int, item: dict[str, Any]) -> None:
+        """A printed type line and text (MTGJSON's foreignData entry, or Scryfall's card
+        object): the last printing read wins, where kb keeps the most recent one."""
+        locale = canonical_locale(language)
+        if locale is not None and (item.get("text") or item.get("type")):
+            self.texts.append(
+                (card_id, locale, face, item.get("faceName"), item.get("type"), item.get("text"))
+            )
+
     def ruling(self, card_id: int, text: str, date: str | None, position: int) -> None:
         ruling_id = self.ruling_ids.get(text)
         if ruling_id is None:
@@ -103,6 +114,8 @@ STATEMENTS = {
     "links": "INSERT OR IGNORE INTO card_rulings (card_id, ruling_id, published_on,"
     " position) VALUES (?, ?, ?, ?)",
     "tags": "INSERT OR IGNORE INTO card_mechanics (card_id, mechanic_id) VALUES (?, ?)",
+    "texts": "INSERT OR REPLACE INTO printed_texts (card_id, locale, face, face_name,"
+    " type_line, text) VALUES (?, ?, ?, ?, ?, ?)",
 }
 
 
@@ -135,6 +148,12 @@ def _scryfall(path: Path, rows: RawRows) -> Iterator[Batch]:
                 card_id = rows.card(item["oracle_id"], item["name"], item["oracle_id"], item)
                 if item["lang"] != "en" and item.get("printed_name"):
                     rows.name(card_id, item["lang"], item["printed_name"])
+                if item["lang"] != "en":
+                    printed = {
+                        "text": item.get("printed_text"),
+                        "type": item.get("printed_type_line"),
+                    }
+                    rows.text(card_id, item["lang"], 0, printed)
         yield rows.take()
 
 
@@ -143,8 +162,10 @@ def _mtgjson(path: Path, rows: RawRows) -> Iterator[Batch]:
         for item in batch:
             oracle_id = (item.get("identifiers") or {}).get("scryfallOracleId")
             card_id = rows.card(oracle_id or item["name"], item["name"], oracle_id, item)
+            face = "abcde".find(item.get("side") or "a")  # a card of one face: 0
             for entry in item.get("foreignData") or ():
                 rows.name(card_id, entry["language"], entry["name"])
+                rows.text(card_id, entry["language"], face, entry)
             for position, ruling in enumerate(item.get("rulings") or ()):
                 rows.ruling(card_id, ruling["text"], ruling["date"], position)
         yield rows.take()

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kb.schema import VIEWS, metadata
+from kb.schema import metadata
+from kb.schema_views import VIEWS
 from kb.sql import SavedQuery
 
 TITLE = "kb: Magic rulings"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Table
 
-from kb.schema import VIEWS, metadata
+from kb.schema import metadata
+from kb.schema_views import VIEWS
 
 MARKDOWN_PATH = "docs/schema.md"
 

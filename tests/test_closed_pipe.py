@@ -25,6 +25,7 @@ COMMANDS = {
     "query": ["query", "most_shared_rulings"],
     "query --list": ["query", "--list"],
     "history": ["history"],
+    "card": ["card", "Three Steps Ahead", "--locale", "de"],
     "sources": ["sources"],
     "export csv": ["export", "--format", "csv"],
     "export mtgjson": ["export", "--format", "mtgjson"],

@@ -16,7 +16,7 @@ from conftest import run_kb, snapshot
 from realdata import DATA
 from sqlalchemy import func, select
 
-from kb import schema
+from kb import schema, schema_views
 from kb.datasette_metadata import datasette_metadata
 from kb.datasette_server import datasette_app
 from kb.engine import make_engine
@@ -37,7 +37,7 @@ def test_tables_columns_and_views_carry_the_schemas_descriptions() -> None:
         assert tables[table.name]["description"] == table.comment
         described = {column.name: column.comment for column in table.columns if column.comment}
         assert tables[table.name].get("columns", {}) == described
-    for view, (description, _columns) in schema.VIEWS.items():
+    for view, (description, _columns) in schema_views.VIEWS.items():
         assert tables[view] == {"description": description}
     assert tables["alembic_version"] == {"hidden": True}
 

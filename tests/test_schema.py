@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from sqlalchemy import Table, inspect
 from sqlalchemy.engine import Engine
 
-from kb import schema, schema_doc
+from kb import schema, schema_doc, schema_views
 from kb.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,8 +43,8 @@ def test_kb_schema_prints_tables_columns_comments_and_references() -> None:
 
 def test_views_have_the_documented_columns(engine: Engine) -> None:
     inspector = inspect(engine)
-    assert set(inspector.get_view_names()) == set(schema.VIEWS)
-    for name, (_description, columns) in schema.VIEWS.items():
+    assert set(inspector.get_view_names()) == set(schema_views.VIEWS)
+    for name, (_description, columns) in schema_views.VIEWS.items():
         assert tuple(column["name"] for column in inspector.get_columns(name)) == columns
 
 

@@ -114,7 +114,8 @@ def demo_store(engine: Engine) -> Engine:
 
 def test_every_page_is_valid_html5_and_every_link_resolves(demo_site: Path) -> None:
     pages = sorted(demo_site.rglob("*.html"))
-    assert len(pages) == 11 * (6 + 2) + 2  # two A–Z sections a locale (D and I in German)
+    # a card page per card, A–Z, home, changes, mechanics; two A–Z sections (German: D, I)
+    assert len(pages) == 11 * (7 + 2) + 2
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     for page in pages:
         document = parser.parse(page.read_bytes())
@@ -208,7 +209,7 @@ def test_sitemap_robots_and_404(demo_engine: Engine, tmp_path: Path) -> None:
     )
     assert len(sections) == 11 * 2
     urls = ET.parse(site / "sitemap-1.xml").getroot().findall(f"{SITEMAP}url")
-    assert len(urls) == 11 * 6
+    assert len(urls) == 11 * 7  # 2 cards, home, A–Z, recent changes, 2 mechanics
     german = next(u for u in urls if u.findtext(f"{SITEMAP}loc", "").endswith(str(GERMAN_PAGE)))
     alternates = {link.get("hreflang"): link.get("href") for link in german.iter(f"{XHTML}link")}
     assert len(alternates) == 12
@@ -552,8 +553,9 @@ def test_locale_subset_keeps_the_other_locales(demo_store: Engine, tmp_path: Pat
     after = _files(out)
     assert "de/cards/zzyzx.html" in after and "fr/cards/zzyzx.html" not in after
     assert {path for path in before if path.startswith("fr/")} <= set(after)
-    # 3 cards, home, A–Z page, 2 mechanics, 3 A–Z sections (D, I, Z); 4 root files
-    assert result.pages == 2 * (3 + 4 + 3) + 4
+    # 3 cards, home, A–Z page, changes, feed, 2 mechanics, 3 A–Z sections (D, I, Z); 4 root
+    # files
+    assert result.pages == 2 * (3 + 6 + 3) + 4
 
 
 def test_parallel_build_splits_cards_across_workers(
@@ -567,7 +569,7 @@ def test_parallel_build_splits_cards_across_workers(
     assert _pages(serial.out) == _pages(parallel.out)
     sections = len(list(serial.out.glob("*/a-z/*.html")))
     assert sections >= 2 * 11
-    assert parallel.pages == serial.pages == 11 * (7 + 4) + sections + 4
+    assert parallel.pages == serial.pages == 11 * (7 + 6) + sections + 4
 
 
 def _open_files() -> list[str]:
@@ -659,11 +661,11 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     args = ["--db", sqlite_url, "build", "--out", str(out), "--jobs", "1"]
     first = runner.invoke(cli, args)
     assert first.exit_code == 0, first.output
-    assert first.output == f"92 pages in {out}: 92 written, 0 unchanged, 0 removed\n"
+    assert first.output == f"114 pages in {out}: 114 written, 0 unchanged, 0 removed\n"
     second = runner.invoke(cli, [*args, "--locale", "de,it"])
-    assert second.output == f"20 pages in {out}: 0 written, 20 unchanged, 0 removed\n"
+    assert second.output == f"24 pages in {out}: 0 written, 24 unchanged, 0 removed\n"
     any_case = runner.invoke(cli, [*args, "--locale", "pt-br,ZH-HANT"])  # as the folders are named
-    assert any_case.output == f"20 pages in {out}: 0 written, 20 unchanged, 0 removed\n"
+    assert any_case.output == f"24 pages in {out}: 0 written, 24 unchanged, 0 removed\n"
     assert runner.invoke(cli, ["-q", *args, "--full"]).output == ""
     bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
     assert bad.exit_code == 2
@@ -687,28 +689,28 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
         assert f"{address!r}: not an absolute http(s) address" in wrong.output
     published = runner.invoke(cli, [*args, "--base-url", "https://rulings.example.org/kb"])
     assert published.exit_code == 0, published.output
-    assert published.output == (
-        f"95 pages in {out}: 5 written, 90 unchanged, 0 removed; "
+    assert published.output == (  # the sitemaps, robots.txt, 404.html, the feeds' addresses
+        f"117 pages in {out}: 16 written, 101 unchanged, 0 removed; "
         "base URL https://rulings.example.org/kb/ (was none)\n"
     )
     robots = (out / "robots.txt").read_text("utf-8")
     assert "Sitemap: https://rulings.example.org/kb/sitemap.xml" in robots
     # A plain build keeps the site's address; a new one says so; '' forgets it.
     plain = runner.invoke(cli, args)
-    assert plain.output == f"95 pages in {out}: 0 written, 95 unchanged, 0 removed\n"
+    assert plain.output == f"117 pages in {out}: 0 written, 117 unchanged, 0 removed\n"
     assert (out / "robots.txt").read_text("utf-8") == robots
     moved = runner.invoke(cli, [*args, "--base-url", "https://example.net/"])
     assert moved.output == (
-        f"95 pages in {out}: 5 written, 90 unchanged, 0 removed; "
+        f"117 pages in {out}: 16 written, 101 unchanged, 0 removed; "
         "base URL https://example.net/ (was https://rulings.example.org/kb/)\n"
     )
     assert runner.invoke(cli, [*args, "--locale", "de"]).output == (
-        f"15 pages in {out}: 0 written, 15 unchanged, 0 removed\n"
+        f"17 pages in {out}: 0 written, 17 unchanged, 0 removed\n"
     )
     assert "https://example.net/sitemap.xml" in (out / "robots.txt").read_text("utf-8")
     forgotten = runner.invoke(cli, [*args, "--base-url", ""])
     assert forgotten.output == (
-        f"92 pages in {out}: 2 written, 90 unchanged, 3 removed; "
+        f"114 pages in {out}: 13 written, 101 unchanged, 3 removed; "
         "base URL none (was https://example.net/)\n"
     )
     assert not (out / "sitemap.xml").exists()

@@ -114,7 +114,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     same files as in a plain folder; incremental and full builds, and failed ones, work."""
     plain = build(demo_store, tmp_path / "plain").out
     first = build(demo_store, mount_point)
-    assert (first.pages, first.written, first.removed) == (92, 92, 0)
+    assert (first.pages, first.written, first.removed) == (114, 114, 0)
     assert _served(mount_point) == _served(plain)
     assert (mount_point / CURRENT).readlink() == Path(_versions(mount_point)[0])
     assert (mount_point / "de").readlink() == Path(f"{CURRENT}/de")
@@ -123,14 +123,15 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     (mount_point / "CNAME").write_text("rulings.example.org\n", "utf-8")  # the operator's own
     _edit_spree_modes(demo_store, "in a volume.")
     again = build(demo_store, mount_point)
-    assert again.written == 3 * 11  # the two Spree cards' pages, the Spree page
+    # The two Spree cards' pages, the Spree page, the feed and recent changes page.
+    assert again.written == 5 * 11
     assert "Edited: in a volume." in (mount_point / GERMAN_PAGE).read_text("utf-8")
     assert build(demo_store, plain).written == again.written
     assert _served(mount_point) == {**_served(plain), "CNAME": b"rulings.example.org\n"}
     assert len(_versions(mount_point)) == 1
 
     full = build(demo_store, mount_point, BuildOptions(full=True, base_url=PUBLISHED))
-    assert full.written == full.pages == 95  # and a sitemap index, its two sitemaps
+    assert full.written == full.pages == 117  # and a sitemap index, its two sitemaps
     assert len(_versions(mount_point)) == 1  # the previous one removed
     assert (mount_point / "sitemap.xml").readlink() == Path(f"{CURRENT}/sitemap.xml")
     before = _served(mount_point)
@@ -156,7 +157,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     (mount_point / CURRENT).symlink_to(current)
     # The live version folder removed by hand: the next build makes the site again.
     shutil.rmtree(mount_point / os.readlink(mount_point / CURRENT))
-    assert build(demo_store, mount_point).written == 92
+    assert build(demo_store, mount_point).written == 114
     build(demo_store, plain)  # the edit the failed builds did not publish
     assert _served(mount_point) == {**_served(plain), "CNAME": b"rulings.example.org\n"}
     assert not [name for name in os.listdir(tmp_path) if name.startswith(".")]  # none beside
@@ -176,7 +177,7 @@ def test_a_plain_site_in_a_mount_point_becomes_linked(demo_store: Engine, tmp_pa
     with _mounted(["mount", "--bind", str(out), str(out)], out):
         assert build(demo_store, out).written == 0
         _edit_spree_modes(demo_store, "in place.")
-        assert build(demo_store, out).written == 3 * 11
+        assert build(demo_store, out).written == 5 * 11
         assert not os.path.lexists(out / CURRENT)
         full = build(demo_store, out, BuildOptions(full=True))
         assert full.removed == 0
@@ -185,7 +186,7 @@ def test_a_plain_site_in_a_mount_point_becomes_linked(demo_store: Engine, tmp_pa
         assert "Edited: in place." in (out / GERMAN_PAGE).read_text("utf-8")
     assert (out / "en").is_symlink()  # the bind mount wrote to the folder itself
     _edit_spree_modes(demo_store, "unmounted.")
-    assert build(demo_store, out, BuildOptions(full=True)).written == 92
+    assert build(demo_store, out, BuildOptions(full=True)).written == 114
     served = _served(out)
     assert "Edited: unmounted." in served[GERMAN_PAGE].decode()
     assert served.keys() == expected.keys()
@@ -262,7 +263,7 @@ def test_watching_a_mount_point(demo_store: Engine, mount_point: Path) -> None:
         stop.set()
         thread.join()
     assert failed.empty()
-    assert result.written == 3 * 11
+    assert result.written == 5 * 11
     assert "Edited: watched." in (mount_point / GERMAN_PAGE).read_text("utf-8")
     assert (mount_point / MANIFEST).is_symlink()
     assert Manifest.read(mount_point) == kept.manifest
@@ -328,11 +329,12 @@ def test_a_site_of_some_locales_links_only_to_its_pages(demo_store: Engine, tmp_
     root = (site / "index.html").read_text("utf-8")
     assert set(re.findall(r'href="([^"]+)"', root)) == {
         "static/style.css", "de/index.html", "ja/index.html", "de/cards/index.html",
+        "de/feed.atom",
     }  # fmt: skip
     assert '<html lang="de">' in root  # the site's first language, English where it has it
     sitemap = ET.parse(site / "sitemap-1.xml").getroot()
     locs = [loc.text or "" for loc in sitemap.iter(f"{SITEMAP}loc")]
-    assert len(locs) == 2 * 6 and not [loc for loc in locs if "/en/" in loc]
+    assert len(locs) == 2 * 7 and not [loc for loc in locs if "/en/" in loc]
     sections = ET.parse(site / "sitemap-a-z.xml").getroot()
     locs = [loc.text or "" for loc in sections.iter(f"{SITEMAP}loc")]
     assert len(locs) == 2 * 2 and all(re.search(r"/(de|ja)/a-z/\d+\.html$", loc) for loc in locs)
@@ -342,7 +344,7 @@ def test_a_site_of_some_locales_links_only_to_its_pages(demo_store: Engine, tmp_
     assert _broken_links(site, PUBLISHED) == []
     french = (site / "fr/cards/three-steps-ahead.html").read_text("utf-8")
     assert re.findall(r'hreflang="([^"]+)"', french) == ["de", "fr", "ja", "x-default", "de", "ja"]
-    assert len(list(ET.parse(site / "sitemap-1.xml").getroot().iter(f"{SITEMAP}loc"))) == 3 * 6
+    assert len(list(ET.parse(site / "sitemap-1.xml").getroot().iter(f"{SITEMAP}loc"))) == 3 * 7
     # the A–Z sections of the locales built before, as recorded, and the French ones
     sections = ET.parse(site / "sitemap-a-z.xml").getroot()
     locs = [loc.text or "" for loc in sections.iter(f"{SITEMAP}loc")]
@@ -365,7 +367,7 @@ def test_a_site_of_some_locales_without_an_address(demo_store: Engine, tmp_path:
     assert not (site / "sitemap.xml").exists()
     not_found = (site / "404.html").read_text("utf-8")
     assert set(re.findall(r'href="([^"]+)"', not_found)) == {
-        "/static/style.css", "/it/index.html", "/it/cards/index.html",
+        "/static/style.css", "/it/index.html", "/it/cards/index.html", "/it/feed.atom",
     }  # fmt: skip
 
 
@@ -461,7 +463,7 @@ def test_a_swap_that_fails_leaves_the_previous_site(
     assert len(_versions(out)) == (1 if mounted else 0)
     assert [name for name in os.listdir(tmp_path) if name.startswith(".")] == []
     monkeypatch.undo()
-    assert build(demo_store, out).written == 3 * 11
+    assert build(demo_store, out).written == 5 * 11
 
 
 def test_without_an_exchange_call_two_renames_do(demo_store: Engine, tmp_path: Path) -> None:
@@ -471,7 +473,7 @@ def test_without_an_exchange_call_two_renames_do(demo_store: Engine, tmp_path: P
         patch.setattr(site_output, "_exchange", lambda _first, _second: False)
         out = build(demo_store, tmp_path / "site").out
         expected = _served(out)
-        assert build(demo_store, out, BuildOptions(full=True)).written == 92
+        assert build(demo_store, out, BuildOptions(full=True)).written == 114
         assert _served(out) == expected
         with _mounted(["mount", "--bind", str(out), str(out)], out):
             build(demo_store, out, BuildOptions(full=True))
@@ -490,11 +492,11 @@ def test_sitemap_parts_come_and_go_in_a_mount_point(
     options = BuildOptions(locales=(BY_CODE["de"], BY_CODE["ja"]), base_url=PUBLISHED)
     build(demo_store, mount_point, options)
     parts = sorted(name for name in os.listdir(mount_point) if name.startswith("sitemap-"))
-    # 6 pages, 2 a part, and the A–Z sections'
-    assert parts == ["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "sitemap-a-z.xml"]
+    # 7 pages, 2 a part, and the A–Z sections'
+    assert parts == [*(f"sitemap-{number}.xml" for number in range(1, 5)), "sitemap-a-z.xml"]
     assert _broken_links(mount_point, PUBLISHED) == []
     monkeypatch.setattr(other_pages, "SITEMAP_GROUPS", 300)
-    assert build(demo_store, mount_point, options).removed == 2
+    assert build(demo_store, mount_point, options).removed == 3
     parts = sorted(name for name in os.listdir(mount_point) if name.startswith("sitemap-"))
     assert parts == ["sitemap-1.xml", "sitemap-a-z.xml"]
     assert _broken_links(mount_point, PUBLISHED) == []

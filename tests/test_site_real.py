@@ -4,7 +4,8 @@ valid HTML5, and split and double-faced cards shown with their faces.
 
 Strict HTML5 parsing is slow (html5lib is pure Python), so it covers a sample: every page of 300
 cards spread over the alphabet, every split and double-faced card page in two locales, and every
-home, index and mechanic page. Links are checked on every page with a regular expression.
+home, index, recent changes and mechanic page. Links are checked on every page (and feed) with
+a regular expression; every locale's feed is read by feedparser.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+import feedparser
 import html5lib
 import pytest
 from realdata import realdata
@@ -26,6 +28,7 @@ from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import BY_CODE, LOCALES
 from kb.site.build import BuildOptions, BuildResult, build
+from kb.site.changes import FEED_LENGTH
 from kb.site.data import load_cards, load_index
 from kb.site.output import MANIFEST
 from kb.site.paths import relative_href
@@ -34,7 +37,7 @@ from kb.site.render import NOT_FOUND, Urls
 pytestmark = pytest.mark.realdata
 
 CORPUS = "mtgjson-sets-2022-05"
-SAFE_PAGE = re.compile(r"[a-z0-9-]+\.html")
+SAFE_PAGE = re.compile(r"[a-z0-9-]+\.html|feed\.atom")
 FIXED_FILES = {"robots.txt", "sitemap.xml", "static/style.css", MANIFEST}
 SITEMAP_PART = re.compile(r"sitemap-[0-9]+\.xml")
 LINK = re.compile(rb'(?:href|src)="([^"]*)"')
@@ -137,7 +140,7 @@ def test_every_file_name_is_safe(real_site: BuildResult) -> None:
 
 def test_every_link_of_every_page_resolves(real_site: BuildResult) -> None:
     files = _site_files(real_site.out)
-    pages = [path for path in files if path.endswith(".html")]
+    pages = [path for path in files if path.endswith((".html", ".atom"))]
     assert _in_parallel(partial(_check_links, real_site.out, frozenset(files)), pages) == []
 
 
@@ -155,11 +158,25 @@ def test_a_sample_of_pages_is_valid_html5(real_site: BuildResult, real_store: st
     pages += [
         Urls.card(locale, card) for locale in (BY_CODE["de"], BY_CODE["ja"]) for card in faced
     ]
-    pages += [url(locale) for locale in LOCALES for url in (Urls.home, Urls.cards)]
+    pages += [url(locale) for locale in LOCALES for url in (Urls.home, Urls.cards, Urls.changes)]
     pages += [f"{locale.folder}/mechanics/{name}" for locale in LOCALES
               for name in os.listdir(site / locale.folder / "mechanics")]  # fmt: skip
     pages += ["index.html", "404.html"]
     assert _in_parallel(partial(_validation_errors, site), pages) == []
+
+
+def test_every_locales_feed_is_valid_and_links_built_pages(real_site: BuildResult) -> None:
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    for locale in LOCALES:
+        folder = real_site.out / locale.folder
+        parsed = feedparser.parse((folder / "feed.atom").read_bytes())
+        assert parsed.bozo == 0, f"{locale.folder}: {parsed.get('bozo_exception')}"
+        assert len(parsed.entries) == FEED_LENGTH  # one import: its latest published rulings
+        for entry in parsed.entries:
+            assert (folder / entry.link).is_file(), entry.link
+            content = parser.parseFragment(entry.content[0].value)
+            for anchor in content.iter("a"):
+                assert (folder / anchor.get("href")).is_file(), anchor.get("href")
 
 
 def test_split_and_double_faced_cards_show_their_faces(real_site: BuildResult) -> None:

@@ -33,9 +33,10 @@ from kb.site.watch import watch
 
 SPREE_MODES = "You can%t choose the same mode%"
 EDITED = "Edited:"
-SPREE_PAGES = 2 * 11 + 11
-"""The pages that show the Spree ruling: the two Spree cards' and Spree's, in 11 locales."""
-SUMMARY = "92 pages in {out}: 92 written, 0 unchanged, 0 removed"
+SPREE_PAGES = 2 * 11 + 11 + 2 * 11
+"""The pages that show the Spree ruling: the two Spree cards' and Spree's, and the feeds and
+recent changes pages (where it is a new ruling), in 11 locales."""
+SUMMARY = "114 pages in {out}: 114 written, 0 unchanged, 0 removed"
 
 
 @pytest.fixture
@@ -402,7 +403,7 @@ def test_build_watch_command(sqlite_url: str, tmp_path: Path, stop: signal.Signa
         _edit_spree_modes(engine, "once.")
         rebuilt = watcher.stdout.readline()
         assert re.fullmatch(
-            rf"\d\d:\d\d:\d\d 92 pages in {re.escape(str(out))}: 33 written, 59 unchanged, "
+            rf"\d\d:\d\d:\d\d 114 pages in {re.escape(str(out))}: 55 written, 59 unchanged, "
             r"0 removed \(\d+\.\d\d s\)\n",
             rebuilt,
         ), rebuilt

@@ -410,6 +410,7 @@ READING_COMMANDS = [
     ["export", "--format", "csv", "--out", "links.csv"],
     ["export", "--format", "mtgjson"],
     ["history"],
+    ["card", "Three Steps Ahead"],
     ["db", "current"],
     ["backup", "copy.sqlite"],
 ]

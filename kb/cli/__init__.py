@@ -22,6 +22,10 @@ COMMANDS = {
         "kb.cli.site_commands:build_command",
         "Build the static site: home, A–Z index, card and mechanic pages per locale.",
     ),
+    "card": Lazy(
+        "kb.cli.card_commands:card_command",
+        "Show the card NAME: its names, texts and rulings, in a locale.",
+    ),
     "datasette": Lazy(
         "kb.cli.datasette_commands:datasette_command",
         "Browse the store read-only in Datasette, with the saved queries (Ctrl-C stops).",
@@ -76,7 +80,7 @@ COMMANDS = {
     ),
     "translations": Lazy(
         "kb.cli.translation_commands:translations_group",
-        "Translate rulings in PO editors: export a locale, import it back, see the coverage.",
+        "Rulings for PO editors: export, import, a glossary, term checks, coverage.",
     ),
 }
 """Every kb command: where it is, and the first paragraph of its help."""

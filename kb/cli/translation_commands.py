@@ -23,7 +23,7 @@ from kb.sql import format_result
 
 @click.group("translations")
 def translations_group() -> None:
-    """Translate rulings in PO editors: export a locale, import it back, see the coverage."""
+    """Rulings for PO editors: export, import, a glossary, term checks, coverage."""
 
 
 @translations_group.command("export")
@@ -111,3 +111,60 @@ def status_command(app: App, style: str) -> None:
     with clear_errors(), app.engine().connect() as connection:
         result = status(connection)
     click.echo(format_result(result, style), nl=False)
+
+
+@translations_group.command("glossary")
+@click.option("--locale", type=LOCALE_CHOICE, required=True, help="The locale of the terms.")
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["tbx", "csv"]),
+    default="tbx",
+    show_default=True,
+    help="TBX (TBX-Basic) or Weblate's CSV glossary.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write (default: standard output).",
+)
+@pass_app
+def glossary_command(app: App, locale: str, form: str, out: Path | None) -> None:
+    """Write LOCALE's glossary of the game's terms, for Weblate: the mechanics' names (editors'
+    corrections first) and the card types and subtypes mined from type lines.
+
+    TBX by default (Weblate's glossary format), or Weblate's CSV glossary (--format csv). The
+    same store writes the same bytes.
+    """
+    from kb.translations import glossary
+
+    if locale == "en":
+        raise click.UsageError("the terms are English already; choose a translation locale")
+    with clear_errors(out), app.engine().connect() as connection:
+        if out is None:
+            sys.stdout.buffer.write(glossary.render(connection, locale, form)[0])
+            return
+        written = glossary.export_to_file(connection, locale, form, out)
+    app.echo(f"{written} terms written to {out}")
+
+
+@translations_group.command("check")
+@click.option("--locale", type=LOCALE_CHOICE, required=True, help="The locale to check.")
+@pass_app
+def check_command(app: App, locale: str) -> None:
+    """Warn where a translation of a ruling that names a mechanic does not use the mechanic's
+    term in LOCALE, or leaves the English term in: a line per finding.
+
+    Exit status 1 when there are findings, as linters do; 0 when there are none.
+    """
+    from kb.translations.check import check
+
+    if locale == "en":
+        raise click.UsageError("rulings are in English already; choose a translation locale")
+    with clear_errors(), app.engine().connect() as connection:
+        report = check(connection, locale)
+    for finding in report.findings:
+        click.echo(finding.line())
+    app.echo(report.summary())
+    if report.findings:
+        raise SystemExit(1)

@@ -3,7 +3,6 @@ localized title (``--card`` names it, and records the title as its name)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,6 +14,7 @@ from kb.loader.state import LoadState
 from kb.loader.tables import card_names, cards
 from kb.official_names import name_a_page_keeps
 from kb.records import CardRef, ParseError
+from kb.suggest import close_names, did_you_mean
 
 
 class CardReferences:
@@ -114,8 +114,7 @@ class CardReferences:
     def _unknown_name_reason(self, ref: CardRef) -> str:
         assert ref.localized_name is not None
         names = self.state.connection.execute(select(card_names.c.name).distinct()).scalars().all()
-        close = difflib.get_close_matches(ref.localized_name, names, n=3, cutoff=0.6)
-        hint = f" (did you mean {', '.join(repr(n) for n in close)}?)" if close else ""
+        hint = did_you_mean(close_names(ref.localized_name, names))
         where = f" in {ref.locale}" if ref.locale else ""
         return (
             f"unknown card name {ref.localized_name!r}{where}{hint}; "

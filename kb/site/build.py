@@ -38,6 +38,7 @@ from kb.site.staging import Stager, check_output_folder, move_into_place
 from kb.site.views import SiteIndex
 from kb.site.watch_state import CodeChanged, FinishedBuild, WatchState
 from kb.site.workers import CardJob, CardResult, render_shares, share_bounds
+from kb.translations.coverage import coverage
 
 __all__ = ["BuildOptions", "BuildResult", "CodeChanged", "WatchState", "build"]
 
@@ -154,6 +155,9 @@ def _build(
         changed = changelog.changed_cards(connection, since, position) if since else None
         updated = kept.updated_index(connection, changed) if kept is not None else None
         index = updated or load_index(connection)
+        # Read whole each build (one aggregate): a translation of a ruling on no card is not
+        # in the change log, and the next build states it all the same.
+        translated = coverage(connection)
     mechanics = fingerprints.of(
         sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
     )
@@ -182,7 +186,7 @@ def _build(
             plan = plan_other_pages(
                 engine, index, options.locales, site.languages, site.base_url, fingerprints,
                 mechanics, names, renderer,
-                kept.sitemaps(index, mechanics) if kept is not None else {}, full,
+                kept.sitemaps(index, mechanics) if kept is not None else {}, full, translated,
                 manifest.pages,
             )  # fmt: skip
             return plan, stage_other_pages(plan, None, manifest, stager) if full else []

@@ -36,7 +36,7 @@ def code_version(base_url: str, languages: Languages) -> str:
         (root, path)
         for root in roots
         for path in sorted(root.rglob("*"))
-        if path.is_file() and path.suffix in {".html", ".css", ".py", ".po"}
+        if path.is_file() and path.suffix in {".html", ".xml", ".css", ".py", ".po"}
     ]
     files.append((package, package / "locales.py"))
     hasher = hashlib.sha256(repr((base_url, [locale.code for locale in languages])).encode())

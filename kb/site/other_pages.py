@@ -1,16 +1,18 @@
-"""The pages beside the card pages (home, A–Z pages, mechanics, root pages, sitemaps): how to
-render each, and how to fingerprint it once the cards' names are digested."""
+"""The pages beside the card pages (home, A–Z pages, recent changes and feed, mechanics,
+root pages, sitemaps): how to render each, and how to fingerprint it once the cards' names are
+digested."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, partial
 
 from sqlalchemy.engine import Engine
 
 from kb.locales import Locale
-from kb.site import az, render
+from kb.site import az, feed, render
+from kb.site.changes import recent_changes
 from kb.site.data import localized_cards
 from kb.site.fingerprints import Fingerprints, digest, encoded
 from kb.site.manifest import Manifest
@@ -35,7 +37,8 @@ from kb.site.render import (
     stylesheet,
 )
 from kb.site.staging import Stager
-from kb.site.views import CardEntry, LocalizedCard, MechanicView, SiteIndex
+from kb.site.views import CardEntry, LocalizedCard, MechanicView, RecentChanges, SiteIndex
+from kb.translations.coverage import Coverage
 
 SITEMAP_GROUPS = 300
 """Pages (each in 11 languages) per sitemap file: 3,300 addresses (about 4 MB with their
@@ -200,6 +203,7 @@ def plan_other_pages(
     renderer: Renderer,
     sitemap_fingerprints: dict[str, str],
     full: bool,
+    coverage: Mapping[str, Coverage],
     recorded: dict[str, tuple[str, str]],
 ) -> OtherPagesPlan:
     """The pages beside the card pages of the locales built (``full``: of a build that renders
@@ -208,7 +212,8 @@ def plan_other_pages(
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
     ``renderer`` renders the pages it can (from stencils); ``sitemap_fingerprints`` holds the
     sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them);
-    ``recorded``: the previous site's other pages, path → (fingerprint, hash)."""
+    ``coverage``: each translation locale's, which its home page states; ``recorded``: the
+    previous site's other pages, path → (fingerprint, hash)."""
     plan = OtherPagesPlan(recorded)
     localized = LocalizedCards(engine, index, locales)
     plan.after_staging(localized.forget)
@@ -254,12 +259,33 @@ def plan_other_pages(
         ]
         return pages
 
+    @cache
+    def recent() -> RecentChanges:
+        with reading(engine) as connection:
+            return recent_changes(connection, index)
+
+    # What the feeds and recent changes pages receive, whole: the same in every locale.
+    changes = cache(lambda: fingerprints.of(encoded(recent())))
+
+    def changes_page(locale: Locale) -> Page:
+        return feed.changes_page(recent(), locale, languages)
+
+    def feed_page(locale: Locale) -> Page:
+        return feed.feed(recent(), locale, languages, base_url)
+
     for locale in locales:
-        plan.add(Urls.home(locale), lambda: counts, partial(home_page, index, locale, languages))
+        shown = coverage.get(locale.code)
+        plan.add(
+            Urls.home(locale),
+            partial(fingerprints.of, counts, encoded(shown)),
+            partial(home_page, index, locale, languages, shown),
+        )
         folder = f"{locale.folder}/{az.FOLDER}/"
         plan.add_family(
             Family(Urls.cards(locale), folder, az_fingerprint, partial(az_pages, locale))
         )
+        plan.add(Urls.changes(locale), changes, partial(changes_page, locale))
+        plan.add(Urls.feed(locale), changes, partial(feed_page, locale))
         if full:  # after the locale's A–Z page, from the same list of its cards
             for mechanic in index.mechanics.values():
                 add_mechanic_page(locale, mechanic)

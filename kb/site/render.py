@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from xml.sax.saxutils import escape as xml_escape
 
 from babel import Locale as BabelLocale
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_percent
 from jinja2 import (
     BytecodeCache,
     Environment,
@@ -45,6 +45,7 @@ from kb.site.views import (
     MechanicView,
     SiteIndex,
 )
+from kb.translations.coverage import Coverage
 
 ROOT_INDEX = "index.html"
 SITEMAP = "sitemap.xml"
@@ -84,6 +85,14 @@ class Urls:
     def mechanic(locale: Locale, mechanic: MechanicView) -> str:
         return f"{locale.folder}/mechanics/{mechanic.slug}.html"
 
+    @staticmethod
+    def changes(locale: Locale) -> str:
+        return f"{locale.folder}/changes.html"
+
+    @staticmethod
+    def feed(locale: Locale) -> str:
+        return f"{locale.folder}/feed.atom"
+
 
 @dataclass(frozen=True)
 class Page:
@@ -121,8 +130,17 @@ class _CompiledOnce(BytecodeCache):
 
 _COMPILED = _CompiledOnce()
 TEMPLATES = (
-    "card.html", "mechanic.html", "cards.html", "section.html", "home.html", "_fragments.html"
-)  # fmt: skip
+    "card.html",
+    "mechanic.html",
+    "cards.html",
+    "section.html",
+    "home.html",
+    "changes.html",
+    "feed.xml",
+    "_feed.xml",
+    "_changes.html",
+    "_fragments.html",
+)
 """The templates of the locale folders' pages."""
 
 
@@ -158,12 +176,20 @@ def environment(code: str, languages: Languages) -> Environment:
     env.filters.update(
         length=hole_filter(len),
         number=hole_filter(cache(partial(format_decimal, locale=locale.babel))),
+        percent=hole_filter(cache(partial(percent, locale=locale.babel))),
         iso_date=hole_filter(cache(dt.date.isoformat)),
         medium_date=hole_filter(cache(medium_date(locale))),
         mana=hole_filter(cache(partial(mana_symbols, locale=locale)), markup=True),
         rules_text=hole_filter(partial(rules_text, locale=locale), markup=True),
     )
     return env
+
+
+def percent(share: float, locale: str) -> str:
+    """A share as the locale writes a percentage, to a tenth: "9,5 %" (de), "9.5%" (en): the
+    tenth keeps a few translations of 23,000 rulings from showing as none."""
+    pattern = BabelLocale.parse(locale).percent_formats[None].pattern
+    return format_percent(share, pattern.replace("#,##0", "#,##0.0", 1), locale=locale)
 
 
 def _template(locale: Locale, languages: Languages, name: str) -> Template:
@@ -222,11 +248,15 @@ def by_local_name(named: Iterable[N], locale: Locale) -> list[N]:
     return collated(named, lambda item: local_name(item, locale), locale.code)
 
 
-def home_page(site: SiteIndex, locale: Locale, languages: Languages) -> Page:
-    """A locale's home: counts, language picker, mechanics."""
+def home_page(
+    site: SiteIndex, locale: Locale, languages: Languages, coverage: Coverage | None = None
+) -> Page:
+    """A locale's home: counts, the translations' coverage (None: English, whose rulings are
+    the originals), language picker, mechanics."""
     text = _template(locale, languages, "home.html").render(
         card_count=len(site.cards),
         ruling_count=site.ruling_count,
+        coverage=coverage,
         mechanic_list=by_local_name(site.mechanics.values(), locale),
     )
     return Page(Urls.home(locale), text)
@@ -283,7 +313,7 @@ SitemapPage = Callable[[Locale], str] | CardEntry | MechanicView
 def sitemap_pages(site: SiteIndex) -> list[SitemapPage]:
     """Every page that has a version per locale (the site's own cards and mechanics: a
     site-wide list holds no more than references)."""
-    pages: list[SitemapPage] = [Urls.home, Urls.cards]
+    pages: list[SitemapPage] = [Urls.home, Urls.cards, Urls.changes]
     pages += site.cards
     pages += site.mechanics.values()
     return pages

@@ -153,6 +153,41 @@ class LocalizedCard(NamedTuple):
         return self.local
 
 
+@dataclass(frozen=True, slots=True)
+class ChangeView:
+    """One change of the recent changes page and the feed: a ruling newly on cards (linked by
+    an import) or a ruling's text edited (a revision)."""
+
+    key: str
+    """What makes the change one (its feed entry's id is derived from it): the ruling and
+    the source that linked it, or the revision, each with its time."""
+    edited: bool
+    """A text edited (a revision); else a ruling newly linked to these cards."""
+    at: dt.datetime
+    """When, in UTC: the source's import or the revision."""
+    ruling_id: int
+    text: str
+    """The ruling's text: now (linked) or as the edit left it (edited)."""
+    old_text: str | None
+    """The text before the edit."""
+    published_on: dt.date | None
+    """The latest date the ruling was published for these cards (linked)."""
+    cards: tuple[CardEntry, ...]
+    """The cards linked (linked) or the ruling stands on (edited), by English name, with
+    their names in every locale."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecentChanges:
+    """What the feeds and recent changes pages show."""
+
+    origin: str
+    """The store's first import (its checksum and time), which names the feeds: "" none."""
+    origin_at: dt.datetime | None
+    changes: tuple[ChangeView, ...]
+    """The newest first."""
+
+
 class SectionLink(NamedTuple):
     """A page of the A–Z (kb.site.az) as a link shows it."""
 
