@@ -96,7 +96,7 @@ def test_demo_builds_the_site_and_points_at_the_german_page(workdir: Path) -> No
     assert german.is_file()
     assert (workdir / "kb.sqlite").is_file()
     assert result.output.splitlines()[-1] == (
-        f"93 pages in {workdir / 'site'}; German page of Three Steps Ahead: {german}"
+        f"115 pages in {workdir / 'site'}; German page of Three Steps Ahead: {german}"
     )
 
 

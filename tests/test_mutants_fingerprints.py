@@ -114,12 +114,12 @@ CHANGES: dict[str, tuple[Callable[[Connection], None], str, str]] = {
             "UPDATE card_names SET name = 'Drei Schritte weiter' WHERE card_id = :card "
             "AND locale = 'de'"
         ),
-        "de/cards/index.html",
+        "de/a-z/4.html",  # the German A–Z section D
         "Drei Schritte weiter",
     ),
     "a card's English name": (
         _sql("UPDATE cards SET name = 'Three Steps Behind' WHERE id = :card"),
-        "en/cards/index.html",
+        "en/a-z/20.html",  # the English A–Z section T
         "three-steps-behind.html",  # its page's new name
     ),
     "a card's mana cost": (

@@ -54,9 +54,9 @@ def test_the_demo_site_is_the_same_both_ways(
     sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pages = _both_ways(_store(sqlite_url, DATA), tmp_path, monkeypatch)
-    # 2 cards, home, A–Z, changes, feed, 2 mechanics; root pages, stylesheet, search.js,
-    # robots, sitemap
-    assert pages == 11 * 8 + 2 + 4
+    # 2 cards, home, A–Z, changes, feed, 2 mechanics, two A–Z sections; root pages, stylesheet,
+    # search.js, robots, the sitemap index and two sitemaps
+    assert pages == 11 * (8 + 2) + 2 + 6
 
 
 def test_a_synthetic_site_is_the_same_both_ways(

@@ -69,6 +69,14 @@ def _mtimes(folder: Path) -> dict[str, int]:
     }
 
 
+def _section(site: Path, folder: str, letter: str) -> str:
+    """The path of a locale's A–Z section of this letter, as its A–Z page links to it."""
+    index = (site / folder / "cards" / "index.html").read_text("utf-8")
+    found = re.search(rf'<li><a href="../../({folder}/a-z/\d+\.html)">{letter}</a></li>', index)
+    assert found is not None, f"{folder}: no A–Z section {letter}"
+    return found[1]
+
+
 def _add_card(engine: Engine, name: str, **names: str) -> int:
     with engine.begin() as connection:
         card_id = connection.execute(
@@ -107,7 +115,8 @@ def demo_store(engine: Engine) -> Engine:
 
 def test_every_page_is_valid_html5_and_every_link_resolves(demo_site: Path) -> None:
     pages = sorted(demo_site.rglob("*.html"))
-    assert len(pages) == 11 * 7 + 2  # a card page per card, A–Z, home, changes, mechanics
+    # a card page per card, A–Z, home, changes, mechanics; two A–Z sections (German: D, I)
+    assert len(pages) == 11 * (7 + 2) + 2
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     for page in pages:
         document = parser.parse(page.read_bytes())
@@ -158,8 +167,11 @@ def test_pages_without_a_localized_name_mark_the_english_one(demo_site: Path) ->
     korean = (demo_site / "ko/cards/three-steps-ahead.html").read_text("utf-8")
     assert '<h1 lang="en">Three Steps Ahead</h1>' in korean
     assert "판정 18개" in korean
+    index = (demo_site / "ko/cards/index.html").read_text("utf-8")
+    section = re.search(r'<li><a href="../../(ko/a-z/\d+\.html)">T</a></li>', index)
+    assert section is not None, "the Korean A–Z page links to no T section"
     assert '<a href="../../ko/cards/three-steps-ahead.html" lang="en">Three Steps Ahead</a>' in (
-        demo_site / "ko/cards/index.html"
+        demo_site / section[1]
     ).read_text("utf-8")
 
 
@@ -187,7 +199,17 @@ def test_home_counts_and_language_picker(demo_site: Path) -> None:
 def test_sitemap_robots_and_404(demo_engine: Engine, tmp_path: Path) -> None:
     published = "https://rulings.example.org/kb/"
     site = build(demo_engine, tmp_path / "site", BuildOptions(base_url=published)).out
-    urls = ET.parse(site / "sitemap.xml").getroot().findall(f"{SITEMAP}url")
+    sitemaps = ET.parse(site / "sitemap.xml").getroot().findall(f"{SITEMAP}sitemap/{SITEMAP}loc")
+    assert [loc.text for loc in sitemaps] == [
+        f"{published}sitemap-1.xml",
+        f"{published}sitemap-a-z.xml",
+    ]
+    sections = ET.parse(site / "sitemap-a-z.xml").getroot().findall(f"{SITEMAP}url/{SITEMAP}loc")
+    assert sorted(loc.text or "" for loc in sections) == sorted(
+        f"{published}{path.relative_to(site).as_posix()}" for path in site.glob("*/a-z/*.html")
+    )
+    assert len(sections) == 11 * 2
+    urls = ET.parse(site / "sitemap-1.xml").getroot().findall(f"{SITEMAP}url")
     assert len(urls) == 11 * 7  # 2 cards, home, A–Z, recent changes, 2 mechanics
     german = next(u for u in urls if u.findtext(f"{SITEMAP}loc", "").endswith(str(GERMAN_PAGE)))
     alternates = {link.get("hreflang"): link.get("href") for link in german.iter(f"{XHTML}link")}
@@ -437,7 +459,8 @@ def test_incremental_build_rewrites_only_changed_pages(demo_store: Engine, tmp_p
     changed = build(demo_store, out)
     after = _mtimes(out)
     rewritten = {path for path in after if after[path] != before[path]}
-    assert rewritten == {"de/cards/fire-ice.html", "de/cards/index.html"}
+    # the card's page and its A–Z section's (F): the A–Z page's letters are the same
+    assert rewritten == {"de/cards/fire-ice.html", _section(out, "de", "F")}
     assert changed.written == 2
     assert [locale.code for locale in changed.indexed] == ["de"]
 
@@ -449,7 +472,8 @@ def test_incremental_build_rewrites_only_changed_pages(demo_store: Engine, tmp_p
     with demo_store.begin() as connection:
         connection.execute(delete(schema.cards).where(schema.cards.c.id == extra))
     removed = build(demo_store, out)
-    assert removed.removed == 11 and not (out / "de/cards/fire-ice.html").exists()
+    # its pages, and the F sections it was alone in
+    assert removed.removed == 2 * 11 and not (out / "de/cards/fire-ice.html").exists()
 
     full = build(demo_store, out, BuildOptions(full=True))
     assert full.written == full.pages
@@ -517,7 +541,9 @@ def test_build_keeps_what_it_did_not_write(demo_store: Engine, tmp_path: Path) -
         assert {path: _files(out)[path] for path in theirs} == theirs
         assert (out / "latest").readlink() == Path("en")
     _add_card(demo_store, "Zzyzx", de="Zzyzx de")
-    assert build(demo_store, out).written == 3 * 11  # its pages, A-Z pages, homes
+    # Its pages, A–Z pages, homes, new Z sections, and the 9 sections next to a new Z (in
+    # zh-Hans, a Chinese name's pinyin puts a card under Z already).
+    assert build(demo_store, out).written == 4 * 11 + 9
     assert {path: _files(out)[path] for path in theirs} == theirs
 
 
@@ -529,8 +555,9 @@ def test_locale_subset_keeps_the_other_locales(demo_store: Engine, tmp_path: Pat
     after = _files(out)
     assert "de/cards/zzyzx.html" in after and "fr/cards/zzyzx.html" not in after
     assert {path for path in before if path.startswith("fr/")} <= set(after)
-    # 3 cards, home, index, changes, feed, 2 mechanics; 5 root files
-    assert result.pages == 2 * (3 + 6) + 5
+    # 3 cards, home, A–Z page, changes, feed, 2 mechanics, 3 A–Z sections (D, I, Z); 5 root
+    # files
+    assert result.pages == 2 * (3 + 6 + 3) + 5
 
 
 def test_parallel_build_splits_cards_across_workers(
@@ -542,7 +569,9 @@ def test_parallel_build_splits_cards_across_workers(
     monkeypatch.setattr(workers, "CARDS_PER_TASK", 2)
     parallel = build(demo_store, tmp_path / "parallel", BuildOptions(jobs=2))
     assert _pages(serial.out) == _pages(parallel.out)
-    assert parallel.pages == serial.pages == 11 * (7 + 6) + 5
+    sections = len(list(serial.out.glob("*/a-z/*.html")))
+    assert sections >= 2 * 11
+    assert parallel.pages == serial.pages == 11 * (7 + 6) + sections + 5
 
 
 def _open_files() -> list[str]:
@@ -634,11 +663,11 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     args = ["--db", sqlite_url, "build", "--out", str(out), "--jobs", "1"]
     first = runner.invoke(cli, args)
     assert first.exit_code == 0, first.output
-    assert first.output == f"93 pages in {out}: 93 written, 0 unchanged, 0 removed\n"
+    assert first.output == f"115 pages in {out}: 115 written, 0 unchanged, 0 removed\n"
     second = runner.invoke(cli, [*args, "--locale", "de,it"])
-    assert second.output == f"21 pages in {out}: 0 written, 21 unchanged, 0 removed\n"
+    assert second.output == f"25 pages in {out}: 0 written, 25 unchanged, 0 removed\n"
     any_case = runner.invoke(cli, [*args, "--locale", "pt-br,ZH-HANT"])  # as the folders are named
-    assert any_case.output == f"21 pages in {out}: 0 written, 21 unchanged, 0 removed\n"
+    assert any_case.output == f"25 pages in {out}: 0 written, 25 unchanged, 0 removed\n"
     assert runner.invoke(cli, ["-q", *args, "--full"]).output == ""
     bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
     assert bad.exit_code == 2
@@ -662,28 +691,28 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
         assert f"{address!r}: not an absolute http(s) address" in wrong.output
     published = runner.invoke(cli, [*args, "--base-url", "https://rulings.example.org/kb"])
     assert published.exit_code == 0, published.output
-    assert published.output == (  # the sitemap, robots.txt, 404.html, the feeds' addresses
-        f"94 pages in {out}: 14 written, 80 unchanged, 0 removed; "
+    assert published.output == (  # the sitemaps, robots.txt, 404.html, the feeds' addresses
+        f"118 pages in {out}: 16 written, 102 unchanged, 0 removed; "
         "base URL https://rulings.example.org/kb/ (was none)\n"
     )
     robots = (out / "robots.txt").read_text("utf-8")
     assert "Sitemap: https://rulings.example.org/kb/sitemap.xml" in robots
     # A plain build keeps the site's address; a new one says so; '' forgets it.
     plain = runner.invoke(cli, args)
-    assert plain.output == f"94 pages in {out}: 0 written, 94 unchanged, 0 removed\n"
+    assert plain.output == f"118 pages in {out}: 0 written, 118 unchanged, 0 removed\n"
     assert (out / "robots.txt").read_text("utf-8") == robots
     moved = runner.invoke(cli, [*args, "--base-url", "https://example.net/"])
     assert moved.output == (
-        f"94 pages in {out}: 14 written, 80 unchanged, 0 removed; "
+        f"118 pages in {out}: 16 written, 102 unchanged, 0 removed; "
         "base URL https://example.net/ (was https://rulings.example.org/kb/)\n"
     )
     assert runner.invoke(cli, [*args, "--locale", "de"]).output == (
-        f"14 pages in {out}: 0 written, 14 unchanged, 0 removed\n"
+        f"18 pages in {out}: 0 written, 18 unchanged, 0 removed\n"
     )
     assert "https://example.net/sitemap.xml" in (out / "robots.txt").read_text("utf-8")
     forgotten = runner.invoke(cli, [*args, "--base-url", ""])
     assert forgotten.output == (
-        f"93 pages in {out}: 13 written, 80 unchanged, 1 removed; "
+        f"115 pages in {out}: 13 written, 102 unchanged, 3 removed; "
         "base URL none (was https://example.net/)\n"
     )
     assert not (out / "sitemap.xml").exists()

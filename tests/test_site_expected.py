@@ -20,6 +20,9 @@ from kb.site.build import build
 EXPECTED = ROOT / "tests" / "expected"
 PAGES = {f"{folder}-three-steps-ahead.html": f"{folder}/cards/three-steps-ahead.html"
          for folder in ("en", "de", "it", "ja")}  # fmt: skip
+PAGES |= {f"{folder}-cards-a-z.html": f"{folder}/cards/index.html" for folder in ("de", "ja")}
+PAGES |= {"de-a-z-d.html": "de/a-z/4.html", "ja-a-z-radical-1.html": "ja/a-z/38.html"}
+"""The A–Z pages, and a section's page (German D; the Japanese radical 一, of 三歩先)."""
 
 
 @pytest.fixture(scope="module")

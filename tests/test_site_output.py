@@ -114,7 +114,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     same files as in a plain folder; incremental and full builds, and failed ones, work."""
     plain = build(demo_store, tmp_path / "plain").out
     first = build(demo_store, mount_point)
-    assert (first.pages, first.written, first.removed) == (93, 93, 0)
+    assert (first.pages, first.written, first.removed) == (115, 115, 0)
     assert _served(mount_point) == _served(plain)
     assert (mount_point / CURRENT).readlink() == Path(_versions(mount_point)[0])
     assert (mount_point / "de").readlink() == Path(f"{CURRENT}/de")
@@ -131,7 +131,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     assert len(_versions(mount_point)) == 1
 
     full = build(demo_store, mount_point, BuildOptions(full=True, base_url=PUBLISHED))
-    assert full.written == full.pages == 94  # and a sitemap
+    assert full.written == full.pages == 118  # and a sitemap index, its two sitemaps
     assert len(_versions(mount_point)) == 1  # the previous one removed
     assert (mount_point / "sitemap.xml").readlink() == Path(f"{CURRENT}/sitemap.xml")
     before = _served(mount_point)
@@ -157,7 +157,7 @@ def test_a_build_into_a_mount_point(demo_store: Engine, mount_point: Path, tmp_p
     (mount_point / CURRENT).symlink_to(current)
     # The live version folder removed by hand: the next build makes the site again.
     shutil.rmtree(mount_point / os.readlink(mount_point / CURRENT))
-    assert build(demo_store, mount_point).written == 93
+    assert build(demo_store, mount_point).written == 115
     build(demo_store, plain)  # the edit the failed builds did not publish
     assert _served(mount_point) == {**_served(plain), "CNAME": b"rulings.example.org\n"}
     assert not [name for name in os.listdir(tmp_path) if name.startswith(".")]  # none beside
@@ -190,7 +190,7 @@ def test_a_plain_site_in_a_mount_point_becomes_linked(demo_store: Engine, tmp_pa
         assert "Edited: in place." in (out / GERMAN_PAGE).read_text("utf-8")
     assert (out / "en").is_symlink()  # the bind mount wrote to the folder itself
     _edit_spree_modes(demo_store, "unmounted.")
-    assert build(demo_store, out, BuildOptions(full=True)).written == 93
+    assert build(demo_store, out, BuildOptions(full=True)).written == 115
     served = _served(out)
     assert "Edited: unmounted." in served[GERMAN_PAGE].decode()
     # The same files; a search bundle's are named by their content, which the edit changed.
@@ -337,16 +337,24 @@ def test_a_site_of_some_locales_links_only_to_its_pages(demo_store: Engine, tmp_
         "de/feed.atom",
     }  # fmt: skip
     assert '<html lang="de">' in root  # the site's first language, English where it has it
-    sitemap = ET.parse(site / "sitemap.xml").getroot()
+    sitemap = ET.parse(site / "sitemap-1.xml").getroot()
     locs = [loc.text or "" for loc in sitemap.iter(f"{SITEMAP}loc")]
     assert len(locs) == 2 * 7 and not [loc for loc in locs if "/en/" in loc]
+    sections = ET.parse(site / "sitemap-a-z.xml").getroot()
+    locs = [loc.text or "" for loc in sections.iter(f"{SITEMAP}loc")]
+    assert len(locs) == 2 * 2 and all(re.search(r"/(de|ja)/a-z/\d+\.html$", loc) for loc in locs)
     assert _served(build(demo_store, tmp_path / "again", de_ja).out) == _served(site)
 
     build(demo_store, site, BuildOptions(locales=(BY_CODE["fr"],)))  # the address kept
     assert _broken_links(site, PUBLISHED) == []
     french = (site / "fr/cards/three-steps-ahead.html").read_text("utf-8")
     assert re.findall(r'hreflang="([^"]+)"', french) == ["de", "fr", "ja", "x-default", "de", "ja"]
-    assert len(list(ET.parse(site / "sitemap.xml").getroot().iter(f"{SITEMAP}loc"))) == 3 * 7
+    assert len(list(ET.parse(site / "sitemap-1.xml").getroot().iter(f"{SITEMAP}loc"))) == 3 * 7
+    # the A–Z sections of the locales built before, as recorded, and the French ones
+    sections = ET.parse(site / "sitemap-a-z.xml").getroot()
+    locs = [loc.text or "" for loc in sections.iter(f"{SITEMAP}loc")]
+    folders = sorted(re.sub(r"^.*/kb/|/a-z/.*$", "", loc) for loc in locs)
+    assert folders == ["de", "de", "fr", "fr", "ja", "ja"]
     # Pages of the earlier build are carried over as they were: they name their own two.
     assert 'hreflang="fr"' not in (site / GERMAN_PAGE).read_text("utf-8")
     # A full build of every locale links them all, English the x-default again.
@@ -470,7 +478,7 @@ def test_without_an_exchange_call_two_renames_do(demo_store: Engine, tmp_path: P
         patch.setattr(site_output, "_exchange", lambda _first, _second: False)
         out = build(demo_store, tmp_path / "site").out
         expected = _served(out)
-        assert build(demo_store, out, BuildOptions(full=True)).written == 93
+        assert build(demo_store, out, BuildOptions(full=True)).written == 115
         assert _served(out) == expected
         with _mounted(["mount", "--bind", str(out), str(out)], out):
             build(demo_store, out, BuildOptions(full=True))
@@ -489,9 +497,11 @@ def test_sitemap_parts_come_and_go_in_a_mount_point(
     options = BuildOptions(locales=(BY_CODE["de"], BY_CODE["ja"]), base_url=PUBLISHED)
     build(demo_store, mount_point, options)
     parts = sorted(name for name in os.listdir(mount_point) if name.startswith("sitemap-"))
-    assert parts == [f"sitemap-{number}.xml" for number in range(1, 5)]  # 7 pages, 2 a part
+    # 7 pages, 2 a part, and the A–Z sections'
+    assert parts == [*(f"sitemap-{number}.xml" for number in range(1, 5)), "sitemap-a-z.xml"]
     assert _broken_links(mount_point, PUBLISHED) == []
     monkeypatch.setattr(other_pages, "SITEMAP_GROUPS", 300)
-    assert build(demo_store, mount_point, options).removed == 4
-    assert not [name for name in os.listdir(mount_point) if name.startswith("sitemap-")]
+    assert build(demo_store, mount_point, options).removed == 3
+    parts = sorted(name for name in os.listdir(mount_point) if name.startswith("sitemap-"))
+    assert parts == ["sitemap-1.xml", "sitemap-a-z.xml"]
     assert _broken_links(mount_point, PUBLISHED) == []

@@ -195,10 +195,19 @@ def test_split_and_double_faced_cards_show_their_faces(real_site: BuildResult) -
     assert "Testo stampato" in bonecrusher and "Istantaneo — Avventura" in bonecrusher
 
 
+def _letters(site: Path, folder: str) -> list[str]:
+    """The index letters a locale's A–Z page lists, in order (a cut letter once, not its parts)."""
+    page = (site / folder / "cards" / "index.html").read_text("utf-8")
+    nav = page.partition('<nav class="letters"')[2].partition("</nav>")[0]
+    nav = re.sub(r"</span>\n<ul>\n.*?</ul>", "</span>", nav, flags=re.S)  # a cut letter's parts
+    return re.findall(
+        r'<li(?: class="split")?>(?:<a href="[^"]*">|<span class="letter">)([^<]*)<', nav
+    )
+
+
 def test_a_to_z_pages_have_the_locales_index_letters_once_each(real_site: BuildResult) -> None:
-    def letters(locale: str) -> list[str]:
-        page = (real_site.out / locale / "cards" / "index.html").read_text("utf-8")
-        return re.findall(r'<h2 id="letter-\d+">([^<]*)</h2>', page)
+    def letters(folder: str) -> list[str]:
+        return _letters(real_site.out, folder)
 
     for locale in LOCALES:
         found = letters(locale.folder)
@@ -207,3 +216,28 @@ def test_a_to_z_pages_have_the_locales_index_letters_once_each(real_site: BuildR
     assert letters("zh-hans")[:4] == ["#", "A", "B", "C"] and len(letters("zh-hans")) < 30
     assert letters("zh-hant")[1:4] == ["1劃", "2劃", "3劃"]
     assert "Ñ" in letters("es") and "あ" in letters("ja")
+    # Japanese kanji under their radicals, after the kana rows: none left in a "…" section.
+    japanese = letters("ja")
+    assert "…" not in japanese and japanese.index("わ") < japanese.index("一")
+    assert {"人", "水", "火", "心", "龍"} <= set(japanese) and len(japanese) > 200
+
+
+CARD_ITEM = re.compile(r'<li><a href="\.\./\.\./[a-z-]+/cards/([a-z0-9-]+)\.html"')
+MAX_A_TO_Z_PAGE = 200_000
+
+
+def test_no_a_to_z_page_is_over_200_kb_nor_a_section_over_a_tenth(real_site: BuildResult) -> None:
+    site = real_site.out
+    cards = len(os.listdir(site / "en" / "cards")) - 1  # the A–Z page
+    assert cards > 23_000
+    for locale in LOCALES:
+        index = site / locale.folder / "cards" / "index.html"
+        assert index.stat().st_size <= MAX_A_TO_Z_PAGE, locale.code
+        listed: list[str] = []
+        for page in sorted((site / locale.folder / "a-z").iterdir()):
+            assert page.stat().st_size <= MAX_A_TO_Z_PAGE, page
+            main = page.read_text("utf-8").partition("<main>")[2].partition("</main>")[0]
+            slugs = CARD_ITEM.findall(main)
+            assert 0 < len(slugs) <= cards // 10, (page, len(slugs))
+            listed += slugs
+        assert len(listed) == len(set(listed)) == cards, locale.code  # every card, once

@@ -199,6 +199,7 @@ def _build(
                 engine, index, options.locales, site.languages, site.base_url, fingerprints,
                 mechanics, names, renderer,
                 kept.sitemaps(index, mechanics) if kept is not None else {}, full, translated,
+                manifest.pages,
             )  # fmt: skip
             return plan, stage_other_pages(plan, None, manifest, stager) if full else []
 
@@ -251,7 +252,7 @@ def _build(
             in_file = kept is None
     finally:
         output.discard()
-    pages = count * len(options.locales) + len(plan.renderers)
+    pages = count * len(options.locales) + plan.page_count
     rendered = sum(result.rendered for result in cards_done) + len(others_done)
     every_locale = len(built) == len(LOCALES)
     was = manifest.base_url if recorded is not None and manifest.base_url != base_url else None

@@ -72,6 +72,10 @@ class Fingerprints:
         fingerprint every card's names)."""
         return digest(repr((card.slug, card.name, sorted(card.names.items()))))
 
+    def page(self, context: dict[str, object]) -> str:
+        """What a page shows whose template receives ``context``, whole."""
+        return digest(self.version.encode() + encoded(context))
+
     def card(self, card: CardView) -> str:
         """What the card's pages show: the view its template receives, whole (the template reads
         nothing else but its environment's globals, which the code version covers)."""

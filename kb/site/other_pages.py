@@ -1,5 +1,5 @@
-"""The pages beside the card pages (home, A–Z index, recent changes and feed, mechanics, root
-pages, sitemaps): how to render each, and how to fingerprint it once the cards' names are
+"""The pages beside the card pages (home, A–Z pages, recent changes and feed, mechanics,
+root pages, sitemaps): how to render each, and how to fingerprint it once the cards' names are
 digested."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from functools import cache, partial
 from sqlalchemy.engine import Engine
 
 from kb.locales import Locale
-from kb.site import feed, render
+from kb.site import az, feed, render
 from kb.site.changes import recent_changes
 from kb.site.data import localized_cards
 from kb.site.fingerprints import Fingerprints, digest, encoded
@@ -19,6 +19,7 @@ from kb.site.manifest import Manifest
 from kb.site.reading import reading
 from kb.site.render import (
     ROOT_PAGES,
+    SECTIONS_SITEMAP,
     CardList,
     Languages,
     Page,
@@ -29,6 +30,7 @@ from kb.site.render import (
     robots,
     root_pages,
     search_script,
+    sections_sitemap,
     sitemap,
     sitemap_index,
     sitemap_pages,
@@ -46,24 +48,98 @@ A larger site's sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml, ..."""
 
 OtherDone = list[tuple[str, str, bool]]
 """Per other page rendered: (path, hash, written)."""
+Planned = tuple[str, str, Callable[[], Page]]
+"""A page of a family: its path, its fingerprint and how to render it."""
+
+
+@dataclass
+class Family:
+    """Pages planned as one, which are known only once what they show is read: a locale's A–Z
+    page and its sections' pages (kb.site.az). One fingerprint, recorded as the first page's
+    (``head``), says whether any of them may have changed; then each page's own says whether
+    it is rendered. While it stays the same, the previous site's pages stay as recorded, and
+    what they show is not even read."""
+
+    head: str
+    folder: str
+    """Where the other pages are, from the site's root, with a final slash."""
+    fingerprint: Callable[[], str]
+    resolve: Callable[[], list[Planned]]
+    """Every page, the head first (its fingerprint is ``fingerprint``'s, taken once the cards'
+    names are digested: a full build renders the pages before)."""
+    pages: list[Planned] | None = None
+    carried: dict[str, str] | None = None
+    """The pages and fingerprints the previous site records, where the head's is unchanged."""
+
+    def resolved(self) -> list[Planned]:
+        if self.pages is None:
+            self.pages = self.resolve()
+        return self.pages
+
+    def fingerprints(self, recorded: dict[str, tuple[str, str]]) -> dict[str, str]:
+        """Each page's fingerprint: as ``recorded`` (the previous site's) if the head's is."""
+        fingerprint = self.fingerprint()
+        if self.pages is None and recorded.get(self.head, ("", ""))[0] == fingerprint:
+            self.carried = {
+                path: entry[0]
+                for path, entry in recorded.items()
+                if path == self.head or path.startswith(self.folder)
+            }
+            return self.carried
+        found = {
+            path: fingerprint if path == self.head else own
+            for path, own, _renderer in self.resolved()
+        }
+        # Only the stale pages' renderers are kept: each holds its cards, and every locale's
+        # family is fingerprinted before any is staged.
+        self.pages = [
+            (path, own, _released if recorded.get(path, ("", ""))[0] == found[path] else renderer)
+            for path, own, renderer in self.resolved()
+        ]
+        return found
+
+    def paths(self) -> list[str]:
+        """The pages besides the head, resolved or carried over."""
+        found = self.carried if self.pages is None and self.carried is not None else None
+        listed = list(found) if found is not None else [page[0] for page in self.resolved()]
+        return sorted(path for path in listed if path != self.head)
 
 
 @dataclass
 class OtherPagesPlan:
     """The pages beside the card pages: how to render each, and how to fingerprint it once
-    the cards' names are digested (the fingerprints need them; rendering does not)."""
+    the cards' names are digested (the fingerprints need them; rendering does not).
+    ``recorded``: the previous site's other pages, path → (fingerprint, hash)."""
 
-    renderers: list[tuple[str, Callable[[], Page]]] = field(default_factory=list)
+    recorded: dict[str, tuple[str, str]] = field(default_factory=dict)
+    entries: list[tuple[str, Callable[[], Page]] | Family] = field(default_factory=list)
+    """In the order they are rendered."""
+    families: list[Family] = field(default_factory=list)
     _fingerprints: dict[str, Callable[[], str]] = field(default_factory=dict)
     _releases: list[Callable[[], None]] = field(default_factory=list)
     """How to let go of what the renderers share, once the pages are staged."""
 
     def add(self, path: str, fingerprint: Callable[[], str], renderer: Callable[[], Page]) -> None:
         self._fingerprints[path] = fingerprint
-        self.renderers.append((path, renderer))
+        self.entries.append((path, renderer))
+
+    def add_family(self, family: Family) -> None:
+        self.families.append(family)
+        self.entries.append(family)
 
     def fingerprints(self) -> dict[str, str]:
-        return {path: fingerprint() for path, fingerprint in self._fingerprints.items()}
+        """Every page's: the families' first (a sitemap lists their pages)."""
+        found: dict[str, str] = {}
+        for family in self.families:
+            found.update(family.fingerprints(self.recorded))
+        found.update((path, fingerprint()) for path, fingerprint in self._fingerprints.items())
+        return found
+
+    @property
+    def page_count(self) -> int:
+        """The pages planned (a family's once fingerprinted or rendered)."""
+        fixed = len(self._fingerprints)
+        return fixed + sum(len(family.paths()) + 1 for family in self.families)
 
     def after_staging(self, release: Callable[[], None]) -> None:
         self._releases.append(release)
@@ -129,6 +205,7 @@ def plan_other_pages(
     sitemap_fingerprints: dict[str, str],
     full: bool,
     coverage: Mapping[str, Coverage],
+    recorded: dict[str, tuple[str, str]],
 ) -> OtherPagesPlan:
     """The pages beside the card pages of the locales built (``full``: of a build that renders
     them all) of the site of these languages and base address ("" none).
@@ -136,8 +213,9 @@ def plan_other_pages(
     ``names`` will hold each card's names digest by the time the fingerprints are taken;
     ``renderer`` renders the pages it can (from stencils); ``sitemap_fingerprints`` holds the
     sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them);
-    ``coverage``: each translation locale's, which its home page states."""
-    plan = OtherPagesPlan()
+    ``coverage``: each translation locale's, which its home page states; ``recorded``: the
+    previous site's other pages, path → (fingerprint, hash)."""
+    plan = OtherPagesPlan(recorded)
     localized = LocalizedCards(engine, index, locales)
     plan.after_staging(localized.forget)
     all_names = cache(lambda: digest("\n".join(names)))
@@ -163,8 +241,24 @@ def plan_other_pages(
             lambda: renderer.mechanic(mechanic, localized.some(locale, mechanic.card_ids)),
         )
 
-    def az_page(locale: Locale) -> Page:
-        return renderer.cards(localized.every(locale))
+    az_fingerprint = cache(lambda: fingerprints.of(all_names()))  # once the names are digested
+
+    def az_pages(locale: Locale) -> list[Planned]:
+        """The locale's A–Z page, then its sections' pages, each fingerprinted by what its
+        template receives."""
+        cards = localized.every(locale)
+        found = az.sections(cards.cards, cards.sections, locale)
+        letters = az.letters(found)
+        pages: list[Planned] = [(Urls.cards(locale), "", partial(renderer.cards, locale, letters))]
+        pages += [
+            (
+                context["section"].path,
+                fingerprints.page(context),
+                partial(renderer.section, locale, context),
+            )
+            for context in az.contexts(found)
+        ]
+        return pages
 
     @cache
     def recent() -> RecentChanges:
@@ -187,7 +281,10 @@ def plan_other_pages(
             partial(fingerprints.of, counts, encoded(shown)),
             partial(home_page, index, locale, languages, shown),
         )
-        plan.add(Urls.cards(locale), lambda: fingerprints.of(all_names()), partial(az_page, locale))
+        folder = f"{locale.folder}/{az.FOLDER}/"
+        plan.add_family(
+            Family(Urls.cards(locale), folder, az_fingerprint, partial(az_pages, locale))
+        )
         plan.add(Urls.changes(locale), changes, partial(changes_page, locale))
         plan.add(Urls.feed(locale), changes, partial(feed_page, locale))
         if full:  # after the locale's A–Z page, from the same list of its cards
@@ -215,12 +312,31 @@ def plan_other_pages(
     parts = [
         pages[start : start + SITEMAP_GROUPS] for start in range(0, len(pages), SITEMAP_GROUPS)
     ]
-    if len(parts) == 1:
+    if len(parts) == 1 and not index.cards:
         paths = [render.SITEMAP]
-    else:
-        sitemaps = sitemap_index(base_url, len(parts))
-        plan.add(sitemaps.path, lambda: fingerprints.of(len(parts)), lambda: sitemaps)
+    else:  # an index of the parts and of the A–Z sections' sitemap
         paths = [render.sitemap_part_path(number) for number in range(1, len(parts) + 1)]
+        listed = [*paths, SECTIONS_SITEMAP] if index.cards else paths
+        sitemaps = sitemap_index(base_url, listed)
+        plan.add(sitemaps.path, lambda: fingerprints.of(listed), lambda: sitemaps)
+    if index.cards:
+        built = {locale.folder for locale in locales}
+
+        def section_paths() -> list[str]:
+            """Every locale's A–Z sections: those built, and the others' as recorded."""
+            found = [path for family in plan.families for path in family.paths()]
+            found += [
+                path
+                for path in recorded
+                if path.split("/")[1:2] == [az.FOLDER] and path.split("/")[0] not in built
+            ]
+            return sorted(found)
+
+        plan.add(
+            SECTIONS_SITEMAP,
+            lambda: fingerprints.of(section_paths()),
+            lambda: sections_sitemap(base_url, section_paths()),
+        )
 
     def sitemap_fingerprint(path: str, part: list[SitemapPage]) -> str:
         if path not in sitemap_fingerprints:
@@ -248,16 +364,37 @@ def stage_other_pages(
     fingerprint differs from the ``manifest``'s (the previous site's) or whose file is
     missing."""
     previous = stager.previous
-    done = []
-    for path, renderer in plan.renderers:
-        recorded, old_hash = manifest.pages.get(path, ("", ""))
-        if (
-            fingerprints is not None
-            and previous is not None
-            and recorded == fingerprints[path]
-            and previous.present(path)
-        ):
+    done: OtherDone = []
+
+    def stale(path: str) -> bool:
+        recorded, _old_hash = manifest.pages.get(path, ("", ""))
+        return (
+            fingerprints is None
+            or previous is None
+            or recorded != fingerprints.get(path)
+            or not previous.present(path)
+        )
+
+    def stage(path: str, renderer: Callable[[], Page]) -> None:
+        done.append((path, *stager.stage(renderer(), manifest.pages.get(path, ("", ""))[1])))
+
+    for entry in plan.entries:
+        if not isinstance(entry, Family):
+            if stale(entry[0]):
+                stage(*entry)
             continue
-        done.append((path, *stager.stage(renderer(), old_hash)))
+        if entry.pages is None and entry.carried is not None and not any(map(stale, entry.carried)):
+            continue  # the previous site's pages, all in place
+        pages = entry.resolved()
+        if any(renderer is _released and stale(path) for path, _own, renderer in pages):
+            pages = entry.pages = entry.resolve()  # a page recorded unchanged, its file gone
+        for path, _fingerprint, renderer in pages:
+            if stale(path):
+                stage(path, renderer)
+        entry.pages = [(path, own, _released) for path, own, _renderer in entry.resolved()]
     plan.staged()
     return done
+
+
+def _released() -> Page:
+    raise RuntimeError("a page of a family was rendered that was not to be")

@@ -32,12 +32,19 @@ from jinja2.bccache import Bucket
 
 from kb.locales import BY_CODE, Locale
 from kb.resources import resource_dir
-from kb.site.collation import collated, label, sectioned
+from kb.site.collation import collated, sectioned
 from kb.site.dates import medium_date
 from kb.site.i18n import translations
 from kb.site.mana import mana_symbols, rules_text
 from kb.site.stencils import Items, Stencils, each, hole_filter, hole_ngettext
-from kb.site.views import CardEntry, CardView, LocalizedCard, MechanicView, SiteIndex
+from kb.site.views import (
+    CardEntry,
+    CardView,
+    LetterView,
+    LocalizedCard,
+    MechanicView,
+    SiteIndex,
+)
 from kb.translations.coverage import Coverage
 
 ROOT_INDEX = "index.html"
@@ -51,6 +58,10 @@ SEARCH_SCRIPT = "static/search.js"
 
 
 N = TypeVar("N", LocalizedCard, MechanicView)
+SectionContext = dict[str, Any]
+"""What an A–Z section's page receives (kb.site.az.context): ``letter``, ``split``,
+``section`` (its SectionLink), ``cards`` (Items), ``count``, ``previous`` and ``following``
+(SectionLinks or None)."""
 Languages = tuple[Locale, ...]
 """The locales of the finished site, in LOCALES' order: a page links to its versions in
 those (language switcher, hreflang alternates, sitemaps), and to no other."""
@@ -128,6 +139,7 @@ TEMPLATES = (
     "card.html",
     "mechanic.html",
     "cards.html",
+    "section.html",
     "home.html",
     "changes.html",
     "feed.xml",
@@ -229,16 +241,13 @@ class Renderer:
         )
         return Page(Urls.mechanic(locale, mechanic), text)
 
-    def cards(self, cards: CardList) -> Page:
-        """A locale's cards A–Z, in sections by the locale's index letters."""
-        locale = cards.locale
-        groups: dict[int, list[LocalizedCard]] = {}
-        for section, card in zip(cards.sections, cards.cards, strict=True):
-            groups.setdefault(section, []).append(card)
-        sections = [
-            (label(section, locale.code), Items(items)) for section, items in groups.items()
-        ]
-        return Page(Urls.cards(locale), self._page(locale, "cards.html", groups=sections))
+    def cards(self, locale: Locale, letters: list[LetterView]) -> Page:
+        """A locale's A–Z page: its index letters, each linked to its pages (kb.site.az)."""
+        return Page(Urls.cards(locale), self._page(locale, "cards.html", letters=letters))
+
+    def section(self, locale: Locale, context: SectionContext) -> Page:
+        """One page of a locale's A–Z: a section's cards, and links to its neighbours."""
+        return Page(context["section"].path, self._page(locale, "section.html", **context))
 
 
 def by_local_name(named: Iterable[N], locale: Locale) -> list[N]:
@@ -328,14 +337,26 @@ def sitemap_part_path(number: int) -> str:
     return f"sitemap-{number}.xml"
 
 
-def sitemap_index(base_url: str, parts: int) -> Page:
-    """The sitemap index: one sitemap per part, since a sitemap holds at most 50,000 addresses."""
+SECTIONS_SITEMAP = "sitemap-a-z.xml"
+"""The A–Z sections' pages: each locale has its own, with no version in another."""
+
+
+def sitemap_index(base_url: str, paths: Sequence[str]) -> Page:
+    """The sitemap index of these sitemaps: a sitemap holds at most 50,000 addresses, and the
+    A–Z sections' pages are listed in one of their own."""
     entries = "".join(
-        f"<sitemap><loc>{xml_escape(base_url + sitemap_part_path(number))}</loc></sitemap>\n"
-        for number in range(1, parts + 1)
+        f"<sitemap><loc>{xml_escape(base_url + path)}</loc></sitemap>\n" for path in paths
     )
     return Page(
         SITEMAP, f"{_XML_DECLARATION}<sitemapindex xmlns={_SITEMAP_NS}>\n{entries}</sitemapindex>\n"
+    )
+
+
+def sections_sitemap(base_url: str, paths: Sequence[str]) -> Page:
+    """The sitemap of the A–Z sections' pages (``paths``): pages without alternates."""
+    entries = "".join(f"<url><loc>{xml_escape(base_url + path)}</loc></url>\n" for path in paths)
+    return Page(
+        SECTIONS_SITEMAP, f"{_XML_DECLARATION}<urlset xmlns={_SITEMAP_NS}>\n{entries}</urlset>\n"
     )
 
 

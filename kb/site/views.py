@@ -186,3 +186,21 @@ class RecentChanges:
     origin_at: dt.datetime | None
     changes: tuple[ChangeView, ...]
     """The newest first."""
+
+
+class SectionLink(NamedTuple):
+    """A page of the A–Z (kb.site.az) as a link shows it."""
+
+    label: str
+    """The index section's letter ("S"), or the part of it the page holds ("Sa–Se")."""
+    path: str
+    """From the site's root."""
+
+
+class LetterView(NamedTuple):
+    """An index section on the A–Z page: its letter and its pages (one, unless ``split``)."""
+
+    letter: str
+    split: bool
+    sections: Items
+    """SectionLinks."""

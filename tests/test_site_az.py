@@ -1,0 +1,207 @@
+"""The A–Z pages a phone can open (kb.site.az): each index section a page, large sections cut
+where the names' first letters change, in the locale's order; Japanese kanji by radical. On
+names alone, and on a site built from real MTGJSON sets in every language."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from realdata import DATA, realdata
+from sqlalchemy import update
+
+from kb import schema
+from kb.engine import make_engine
+from kb.importing import run_import
+from kb.locales import BY_CODE, LOCALES, Locale
+from kb.site import az
+from kb.site.build import BuildOptions, build
+from kb.site.collation import sectioned
+from kb.site.views import LocalizedCard
+
+REAL_SETS = ("ELD.json.gz", "KHM.json.gz", "ISD.json.gz", "M21.json.gz")
+MAX_PAGE = 200_000
+SAFE_SECTION = re.compile(r"[a-z-]+/a-z/[0-9]+(-[0-9]+)?\.html")
+
+
+def _cards(names: list[str], locale: Locale) -> tuple[list[LocalizedCard], list[int]]:
+    """Cards of these names in the locale, as the site sorts and sections them."""
+    cards = [LocalizedCard(f"Card {n}", name, n, f"card-{n}") for n, name in enumerate(names)]
+    listed = sectioned(cards, lambda card: card.local or card.name, locale.code)
+    return [card for _number, card in listed], [number for number, _card in listed]
+
+
+def _german_names() -> list[str]:
+    """300 German names, 180 of them under S, 60 of those under Sch."""
+    names = [f"Sch{'aeilmnruwy'[n % 10]}{n:03} Wesen" for n in range(60)]
+    names += [f"S{'aäeiptuw'[n % 8]}{n:03} Zauber" for n in range(120)]
+    names += [f"{'ABDGKMTÄ'[n % 8]}{n:03} Karte" for n in range(120)]
+    return names
+
+
+def test_a_large_section_is_cut_at_its_names_second_letters() -> None:
+    german = BY_CODE["de"]
+    cards, numbers = _cards(_german_names(), german)
+    found = az.sections(cards, numbers, german)
+    assert az.limit(len(cards)) == 50  # a tenth of 300 is under the least a section is cut at
+    assert max(len(section.cards) for section in found) <= 50
+    # Nothing lost, nothing moved: the sections hold the cards in the locale's order.
+    assert [card for section in found for card in section.cards] == cards
+    s_parts = [section.link.label for section in found if section.letter == "S"]
+    # Sch is more than a section holds: cut at the fourth letter ("Sä" counts as "Sa")
+    assert s_parts == ["Sa–Schi", "Schl–Schy", "Se–Sp", "St–Sw"], s_parts
+    assert all(section.split for section in found if section.letter == "S")
+    assert [section.link.label for section in found if not section.split] == [
+        "A",
+        "B",
+        "D",
+        "G",
+        "K",
+        "M",
+        "T",
+    ]  # fmt: skip  (Ä is A in German; Sä is Sa)
+    paths = [section.link.path for section in found]
+    assert len(set(paths)) == len(paths) and all(map(SAFE_SECTION.fullmatch, paths))
+    assert [path.rpartition("/")[2] for path in paths if "-" in path.rpartition("/")[2]] == [
+        "19-1.html", "19-2.html", "19-3.html", "19-4.html",
+    ]  # fmt: skip
+
+
+def test_a_to_z_page_lists_each_letter_and_its_parts() -> None:
+    german = BY_CODE["de"]
+    found = az.sections(*_cards(_german_names(), german), german)
+    letters = az.letters(found)
+    assert [letter.letter for letter in letters] == ["A", "B", "D", "G", "K", "M", "S", "T"]
+    split = next(letter for letter in letters if letter.letter == "S")
+    assert split.split and [link.label for link in split.sections] == [
+        "Sa–Schi", "Schl–Schy", "Se–Sp", "St–Sw",
+    ]  # fmt: skip
+    pages = az.contexts(found)
+    assert pages[0]["previous"] is None and pages[-1]["following"] is None
+    assert [page["following"] for page in pages[:-1]] == [page["section"] for page in pages[1:]]
+
+
+def test_japanese_kanji_are_indexed_by_radical_and_kana_by_row() -> None:
+    japanese = BY_CODE["ja"]
+    names = [
+        "海の神",
+        "水の精",
+        "火の玉",
+        "炎の壁",
+        "人間",
+        "仕事人",
+        "ゴブリン",
+        "アーティファクト",
+    ]
+    found = az.sections(*_cards(names, japanese), japanese)
+    by_letter = {section.letter: [card.local for card in section.cards] for section in found}
+    assert by_letter == {
+        "あ": ["アーティファクト"],
+        "か": ["ゴブリン"],
+        "人": ["人間", "仕事人"],  # 亻 is the radical 人
+        "水": ["水の精", "海の神"],  # 氵 is 水; within a radical by strokes
+        "火": ["火の玉", "炎の壁"],
+    }
+    assert list(by_letter) == ["あ", "か", "人", "水", "火"]  # kana rows, then radicals in order
+
+
+def test_a_kana_row_is_cut_at_its_first_kana_labelled_in_hiragana() -> None:
+    japanese = BY_CODE["ja"]
+    names = [f"{kana}{n:03}" for n in range(12) for kana in "アイウエオ"]
+    names += [f"カ{n:03}" for n in range(5)]
+    found = az.sections(*_cards(names, japanese), japanese)
+    rows = [(section.letter, section.link.label, len(section.cards)) for section in found]
+    assert rows == [("あ", "あ–う", 36), ("あ", "え–お", 24), ("か", "か", 5)]
+
+
+@pytest.fixture(scope="module")
+def real_subset(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> Path:
+    """The site of four real sets, with their printings' names in every language."""
+    sets = [realdata(f"mtgjson-sets-2022-05/{name}") for name in REAL_SETS]
+    store = tmp_path_factory.mktemp("store") / "kb.sqlite"
+    shutil.copy(migrated_sqlite, store)
+    engine = make_engine(f"sqlite:///{store}")
+    run_import(engine, sets)
+    site = build(engine, tmp_path_factory.mktemp("site") / "site", BuildOptions(jobs=2)).out
+    engine.dispose()
+    return site
+
+
+CARD_LINK = re.compile(r'<li><a href="\.\./\.\./[a-z-]+/cards/([a-z0-9-]+)\.html"')
+SECTION_LINK = re.compile(r'<li><a href="\.\./\.\./([a-z-]+/a-z/[0-9-]+\.html)">([^<]+)</a></li>')
+
+
+def test_real_a_to_z_pages_are_small_and_no_section_holds_a_tenth(real_subset: Path) -> None:
+    cards = len(list((real_subset / "en" / "cards").glob("*.html"))) - 1  # the A–Z page
+    assert cards > 900
+    for locale in LOCALES:
+        index = real_subset / locale.folder / "cards" / "index.html"
+        assert index.stat().st_size <= MAX_PAGE
+        links = SECTION_LINK.findall(index.read_text("utf-8"))
+        on_disk = sorted(path.relative_to(real_subset).as_posix()
+                         for path in (real_subset / locale.folder / "a-z").iterdir())  # fmt: skip
+        assert sorted(path for path, _label in links) == on_disk, locale.code
+        listed: list[str] = []
+        for path, label in links:
+            page = (real_subset / path).read_text("utf-8")
+            assert len(page.encode("utf-8")) <= MAX_PAGE, path
+            assert f"<h1>{label}</h1>" in page
+            slugs = CARD_LINK.findall(page.partition("<main>")[2].partition("</main>")[0])
+            assert 0 < len(slugs) <= cards // 10, (path, label, len(slugs))
+            listed += slugs
+        assert len(listed) == len(set(listed)) == cards, locale.code  # every card, once
+    split = SECTION_LINK.findall((real_subset / "de/cards/index.html").read_text("utf-8"))
+    assert [label for _path, label in split if "–" in label], "no German section was cut"
+
+
+def test_real_japanese_kanji_names_are_under_their_radicals(real_subset: Path) -> None:
+    index = (real_subset / "ja/cards/index.html").read_text("utf-8")
+    letters = re.findall(
+        r'<li><a href="[^"]+">([^<]+)</a></li>|<span class="letter">([^<]+)<', index
+    )
+    shown = [whole or split for whole, split in letters]
+    assert "…" not in shown  # no section of names the index has no letter for
+    assert {"あ", "か", "さ", "人", "水", "火", "心"} <= set(shown), shown
+    radicals = [
+        letter for letter in shown if "\u4e00" <= letter[0] <= "\u9fff" and "–" not in letter
+    ]
+    assert len(radicals) > 60
+
+
+def _mtimes(site: Path) -> dict[str, int]:
+    return {
+        path.relative_to(site).as_posix(): path.stat().st_mtime_ns for path in site.rglob("*.html")
+    }
+
+
+def test_an_incremental_build_renders_only_the_sections_that_changed(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    out = build(engine, tmp_path / "site").out
+    (out / "de/a-z/9.html").unlink()  # German I, whose cards stay as they are
+    restored = build(engine, out)
+    assert (restored.written, restored.rendered) == (1, 1) and (out / "de/a-z/9.html").is_file()
+
+    before = _mtimes(out)
+    (out / "de/a-z/9.html").unlink()
+    with engine.begin() as connection:
+        connection.execute(
+            update(schema.card_names)
+            .where(schema.card_names.c.name == "Drei Schritte voraus")
+            .values(name="Drei Schritte voraus!")
+        )
+    renamed = build(engine, out)
+    after = _mtimes(out)
+    assert {path for path in after if after[path] != before.get(path)} == {
+        "de/cards/three-steps-ahead.html", "de/mechanics/spree.html",
+        "de/a-z/4.html",  # D, where the name changed
+        "de/a-z/9.html",  # I: recorded unchanged, but its file was gone
+        "de/changes.html",  # its rulings' recent changes name it
+    }  # fmt: skip
+    assert renamed.written == 5 + 1  # and the German feed
+    assert "Drei Schritte voraus!" in (out / "de/a-z/4.html").read_text("utf-8")
+    engine.dispose()
