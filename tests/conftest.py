@@ -23,6 +23,7 @@ from kb import derived, migrate, schema
 from kb.cli import cli
 from kb.engine import make_engine
 from kb.importing import run_import
+from kb.site.build import build
 
 POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
 
@@ -164,6 +165,32 @@ def postgres_engine(postgres: PostgresDatabases) -> Iterator[Engine]:
 def run_kb(database_url: str, *args: str, stdin: str | None = None) -> Result:
     """``kb --db URL ARGS...`` through click's runner (stdout and stderr apart)."""
     return CliRunner().invoke(cli, ["--db", database_url, *args], input=stdin)
+
+
+@pytest.fixture(scope="module")
+def demo_engine(
+    tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path
+) -> Iterator[Engine]:
+    """The demo data in a SQLite store shared by a test module's tests, which only read it."""
+    path = tmp_path_factory.mktemp("store") / "kb.sqlite"
+    shutil.copy(migrated_sqlite, path)
+    engine = make_engine(f"sqlite:///{path}")
+    run_import(engine, [DATA])
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def demo_site(demo_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo store's site, built once per test module."""
+    return build(demo_engine, tmp_path_factory.mktemp("built") / "site").out
+
+
+@pytest.fixture
+def demo_store(engine: Engine) -> Engine:
+    """The demo data in a fresh store on each engine."""
+    run_import(engine, [DATA])
+    return engine
 
 
 @pytest.fixture

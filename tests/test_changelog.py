@@ -20,12 +20,6 @@ from kb.site.build import BuildOptions, build
 SPREE_MODES = "You can%t choose the same mode%"
 
 
-@pytest.fixture
-def demo_store(engine: Engine) -> Engine:
-    run_import(engine, [DATA])
-    return engine
-
-
 def _edit_spree_modes(connection: Connection, text: str) -> None:
     """Change the text of the Spree ruling that stands on every Spree card."""
     connection.execute(

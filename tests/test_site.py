@@ -6,13 +6,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
-import shutil
 import signal
 import threading
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
 from pathlib import Path
@@ -87,30 +86,6 @@ def _add_card(engine: Engine, name: str, **names: str) -> int:
                 insert(schema.card_names).values(card_id=card_id, locale=locale, name=localized)
             )
     return card_id
-
-
-@pytest.fixture(scope="module")
-def demo_engine(
-    tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path
-) -> Iterator[Engine]:
-    path = tmp_path_factory.mktemp("store") / "kb.sqlite"
-    shutil.copy(migrated_sqlite, path)
-    engine = make_engine(f"sqlite:///{path}")
-    run_import(engine, [DATA])
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def demo_site(demo_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(demo_engine, tmp_path_factory.mktemp("built") / "site").out
-
-
-@pytest.fixture
-def demo_store(engine: Engine) -> Engine:
-    """The demo data in a fresh store on each engine."""
-    run_import(engine, [DATA])
-    return engine
 
 
 def test_every_page_is_valid_html5_and_every_link_resolves(demo_site: Path) -> None:

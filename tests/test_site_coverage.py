@@ -7,19 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from realdata import DATA
 from sqlalchemy.engine import Engine
 
 from kb import edits
-from kb.importing import run_import
 from kb.site.build import build
 from kb.site.render import percent
-
-
-@pytest.fixture
-def demo_store(engine: Engine) -> Engine:
-    run_import(engine, [DATA])
-    return engine
 
 
 def _home(out: Path, folder: str) -> str:

@@ -8,7 +8,6 @@ import json
 import queue
 import threading
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,10 @@ import feedparser
 import html5lib
 import pytest
 from conftest import scryfall_ruling
-from realdata import DATA
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from kb import edits, schema
-from kb.engine import make_engine
 from kb.importing import run_import
 from kb.locales import LOCALES
 from kb.site.build import BuildOptions, BuildResult, WatchState, build
@@ -35,33 +32,10 @@ THREE_STEPS_AHEAD = "282dfeaa-6243-4f92-838a-5cb54fa85184"
 SPREE_MODES = "You can’t choose the same mode more than once."
 
 
-@pytest.fixture
-def demo_store(engine: Engine) -> Engine:
-    run_import(engine, [DATA])
-    return engine
-
-
 @pytest.fixture(scope="module")
-def demo_sqlite(
-    tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path
-) -> Iterator[Engine]:
-    path = tmp_path_factory.mktemp("store") / "kb.sqlite"
-    path.write_bytes(migrated_sqlite.read_bytes())
-    engine = make_engine(f"sqlite:///{path}")
-    run_import(engine, [DATA])
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def demo_site(demo_sqlite: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(demo_sqlite, tmp_path_factory.mktemp("built") / "site").out
-
-
-@pytest.fixture(scope="module")
-def published_site(demo_sqlite: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def published_site(demo_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
     options = BuildOptions(base_url=PUBLISHED)
-    return build(demo_sqlite, tmp_path_factory.mktemp("published") / "site", options).out
+    return build(demo_engine, tmp_path_factory.mktemp("published") / "site", options).out
 
 
 def _parsed(site: Path, folder: str) -> Any:

@@ -46,12 +46,6 @@ PUBLISHED = "https://rulings.example.org/kb/"
 SPREE_MODES = "You can%t choose the same mode more than once%"
 
 
-@pytest.fixture
-def demo_store(engine: Engine) -> Engine:
-    run_import(engine, [DATA])
-    return engine
-
-
 @contextmanager
 def _mounted(command: list[str], where: Path) -> Iterator[Path]:
     """Run a mount command (or skip the test, saying why it may not mount here), and unmount

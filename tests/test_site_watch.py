@@ -39,12 +39,6 @@ recent changes pages (where it is a new ruling), in 11 locales."""
 SUMMARY = "115 pages in {out}: 115 written, 0 unchanged, 0 removed"
 
 
-@pytest.fixture
-def demo_store(engine: Engine) -> Engine:
-    run_import(engine, [DATA])
-    return engine
-
-
 def _pages(folder: Path) -> dict[str, bytes]:
     return {
         path.relative_to(folder).as_posix(): path.read_bytes()
