@@ -64,7 +64,9 @@ def real_site(real_store: str, tmp_path_factory: pytest.TempPathFactory) -> Buil
     result = build(
         engine,
         tmp_path_factory.mktemp("real-site") / "site",
-        BuildOptions(jobs=os.cpu_count() or 1),
+        # The pages alone: indexing 11 locales of the real corpus takes minutes, and its search
+        # is tested on a real set in tests/test_search.py (and measured by bench_search).
+        BuildOptions(jobs=os.cpu_count() or 1, search="off"),
     )
     engine.dispose()
     return result
