@@ -370,3 +370,23 @@ def test_new_rulings_get_their_near_duplicates(store: Store) -> None:
     engine = make_engine(store.url)
     assert_keys_and_pairs_follow_texts(engine)
     engine.dispose()
+
+
+def test_a_mended_ruling_is_no_damaged_copy_for_the_next_text_of_the_import(
+    store: Store,
+) -> None:
+    """Once "Add ." is mended into "Add {G}.", "Add {U}." in the same file is a ruling of its own:
+    mended again, the first card's ruling would silently read "Add {U}."."""
+    store.page(CROSSFIRE, "Add .")
+    summary = store.scryfall(
+        (THREE_STEPS, "Add {G}.", "2024-04-12"), (THREE_STEPS, "Add {U}.", "2024-04-12")
+    )
+    assert summary == (
+        "rulings: 1 new, 0 reused, 1 improved (damaged copies mended)\n"
+        "links: 2 new, 0 dated, 0 unchanged"
+    )
+    assert [link[:2] for link in store.links()] == [
+        (THREE_STEPS, "Add {G}."),
+        (THREE_STEPS, "Add {U}."),
+        (CROSSFIRE, "Add {G}."),
+    ]
