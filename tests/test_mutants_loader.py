@@ -390,3 +390,35 @@ def test_a_mended_ruling_is_no_damaged_copy_for_the_next_text_of_the_import(
         (THREE_STEPS, "Add {U}."),
         (CROSSFIRE, "Add {G}."),
     ]
+
+
+PAIRS = (
+    "SELECT n.ruling_id, n.other_ruling_id, n.reason FROM near_duplicates n "
+    "ORDER BY n.ruling_id, n.other_ruling_id"
+)
+# Longer than the 60 characters of the head key, so that all three share it.
+BEGINNING = "A ruling that begins the way its near duplicates do, word for word: "
+SHORT = BEGINNING + "the end."
+
+
+def test_rulings_that_begin_alike_pair_when_their_lengths_are_within_ten(store: Store) -> None:
+    store.page(
+        THREE_STEPS,
+        SHORT,
+        SHORT + " ten more.",  # 10 characters longer: a pair
+        SHORT + " and eleven",  # 11 longer than the first (no pair), 1 than the second
+        "Another ruling, nearly as long as the first one, that begins otherwise.",
+    )
+    assert store.kb("sql", "--tsv", PAIRS).splitlines()[1:] == [
+        "1\t2\tsame beginning",
+        "2\t3\tsame beginning",
+    ]
+
+
+def test_a_ruling_edited_away_loses_its_pairs(store: Store) -> None:
+    store.page(THREE_STEPS, SHORT, SHORT + " ten more.", SHORT + " and eleven")
+    store.kb("edit", "ruling-text", "2", "A ruling about something else entirely.", "--editor", "a")
+    assert store.kb("sql", "--tsv", PAIRS).splitlines()[1:] == []
+    engine = make_engine(store.url)
+    assert_keys_and_pairs_follow_texts(engine)
+    engine.dispose()
