@@ -210,6 +210,21 @@ def test_a_dated_source_dates_an_undated_link_and_orders_it(store: Store) -> Non
     assert store.links()[1][3] == "2024-04-12"
 
 
+def test_dating_one_cards_link_leaves_the_other_cards_link_to_the_ruling(store: Store) -> None:
+    """One ruling on two cards' undated pages: a date for one card is no date for the other."""
+    store.page(THREE_STEPS, "Shared.", "Own.")
+    store.page(CROSSFIRE, "Shared.")
+    summary = store.scryfall(
+        (THREE_STEPS, "Own.", "2024-04-12"), (THREE_STEPS, "Shared.", "2024-04-13")
+    )
+    assert summary.endswith("links: 0 new, 2 dated, 0 unchanged")
+    assert store.links() == [
+        (THREE_STEPS, "Own.", "wotc", "2024-04-12", "0"),
+        (THREE_STEPS, "Shared.", "wotc", "2024-04-13", "1"),
+        (CROSSFIRE, "Shared.", "wotc", "", "0"),
+    ]
+
+
 def test_an_undated_source_leaves_a_dated_link_as_it_was(store: Store) -> None:
     store.scryfall((THREE_STEPS, "Dated.", "2024-04-12"))
     assert store.page(THREE_STEPS, "Dated.").endswith("links: 0 new, 0 dated, 1 unchanged")
