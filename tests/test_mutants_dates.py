@@ -10,10 +10,18 @@ import json
 import pytest
 from babel.dates import format_date
 
-from kb.importers import scryfall
+from kb.importers import scryfall, seed_pages
 from kb.importers.seed_pages import parse_page
 from kb.locales import BY_CODE, LOCALE_CODES
 from kb.records import ParseError
+
+
+@pytest.fixture(autouse=True)
+def _patterns_built_afresh() -> None:
+    """Each test builds the locales' date patterns itself. Cached, they are built by whichever
+    test of the run asks first, and mutmut, which runs a mutant against the tests it saw call
+    the function, would try a mutant of the pattern builder on that test alone."""
+    seed_pages._date_patterns.cache_clear()
 
 
 def _scryfall_dates(*values: object) -> list[dt.date | None]:

@@ -210,6 +210,21 @@ def test_a_dated_source_dates_an_undated_link_and_orders_it(store: Store) -> Non
     assert store.links()[1][3] == "2024-04-12"
 
 
+def test_dating_one_cards_link_leaves_the_other_cards_link_to_the_ruling(store: Store) -> None:
+    """One ruling on two cards' undated pages: a date for one card is no date for the other."""
+    store.page(THREE_STEPS, "Shared.", "Own.")
+    store.page(CROSSFIRE, "Shared.")
+    summary = store.scryfall(
+        (THREE_STEPS, "Own.", "2024-04-12"), (THREE_STEPS, "Shared.", "2024-04-13")
+    )
+    assert summary.endswith("links: 0 new, 2 dated, 0 unchanged")
+    assert store.links() == [
+        (THREE_STEPS, "Own.", "wotc", "2024-04-12", "0"),
+        (THREE_STEPS, "Shared.", "wotc", "2024-04-13", "1"),
+        (CROSSFIRE, "Shared.", "wotc", "", "0"),
+    ]
+
+
 def test_an_undated_source_leaves_a_dated_link_as_it_was(store: Store) -> None:
     store.scryfall((THREE_STEPS, "Dated.", "2024-04-12"))
     assert store.page(THREE_STEPS, "Dated.").endswith("links: 0 new, 0 dated, 1 unchanged")
@@ -367,6 +382,58 @@ def test_new_rulings_get_their_near_duplicates(store: Store) -> None:
     assert store.kb("sql", "--tsv", pairs).splitlines()[1:] == [
         "Add {G}.\tAdd {U}.\tsame without symbols"
     ]
+    engine = make_engine(store.url)
+    assert_keys_and_pairs_follow_texts(engine)
+    engine.dispose()
+
+
+def test_a_mended_ruling_is_no_damaged_copy_for_the_next_text_of_the_import(
+    store: Store,
+) -> None:
+    """Once "Add ." is mended into "Add {G}.", "Add {U}." in the same file is a ruling of its own:
+    mended again, the first card's ruling would silently read "Add {U}."."""
+    store.page(CROSSFIRE, "Add .")
+    summary = store.scryfall(
+        (THREE_STEPS, "Add {G}.", "2024-04-12"), (THREE_STEPS, "Add {U}.", "2024-04-12")
+    )
+    assert summary == (
+        "rulings: 1 new, 0 reused, 1 improved (damaged copies mended)\n"
+        "links: 2 new, 0 dated, 0 unchanged"
+    )
+    assert [link[:2] for link in store.links()] == [
+        (THREE_STEPS, "Add {G}."),
+        (THREE_STEPS, "Add {U}."),
+        (CROSSFIRE, "Add {G}."),
+    ]
+
+
+PAIRS = (
+    "SELECT n.ruling_id, n.other_ruling_id, n.reason FROM near_duplicates n "
+    "ORDER BY n.ruling_id, n.other_ruling_id"
+)
+# Longer than the 60 characters of the head key, so that all three share it.
+BEGINNING = "A ruling that begins the way its near duplicates do, word for word: "
+SHORT = BEGINNING + "the end."
+
+
+def test_rulings_that_begin_alike_pair_when_their_lengths_are_within_ten(store: Store) -> None:
+    store.page(
+        THREE_STEPS,
+        SHORT,
+        SHORT + " ten more.",  # 10 characters longer: a pair
+        SHORT + " and eleven",  # 11 longer than the first (no pair), 1 than the second
+        "Another ruling, nearly as long as the first one, that begins otherwise.",
+    )
+    assert store.kb("sql", "--tsv", PAIRS).splitlines()[1:] == [
+        "1\t2\tsame beginning",
+        "2\t3\tsame beginning",
+    ]
+
+
+def test_a_ruling_edited_away_loses_its_pairs(store: Store) -> None:
+    store.page(THREE_STEPS, SHORT, SHORT + " ten more.", SHORT + " and eleven")
+    store.kb("edit", "ruling-text", "2", "A ruling about something else entirely.", "--editor", "a")
+    assert store.kb("sql", "--tsv", PAIRS).splitlines()[1:] == []
     engine = make_engine(store.url)
     assert_keys_and_pairs_follow_texts(engine)
     engine.dispose()

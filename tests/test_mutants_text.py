@@ -6,7 +6,15 @@ a key computed another way would make the next import add every ruling again.
 
 from __future__ import annotations
 
+import threading
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
 from kb.derived import head_key, ruling_keys
+from kb.edits import set_ruling_text
+from kb.revisions import Change, apply_change, edit_transaction
+from kb.schema import near_duplicates
 from kb.text import better_text, has_symbols, normalize, text_key
 
 LONG = (
@@ -64,3 +72,24 @@ def test_folding_keeps_what_is_not_typography() -> None:
     assert normalize("a\u00a0b\tc\n d") == "a b c d"
     assert normalize("\u2018a\u2019 \u201cb\u201d \u2013 \u2212") == "'a' \"b\" - -"
     assert normalize("Caf\u0065\u0301") == "Caf\u00e9"
+
+
+def test_two_writers_pairing_at_once_find_the_pair_on_postgresql(postgres_engine: Engine) -> None:
+    """Two transactions each write a text that begins like the other's. On PostgreSQL (READ
+    COMMITTED) the second would compare with the first's old text, and neither would find the
+    pair: ``refresh_near_duplicates`` takes a lock, so the second waits and then pairs."""
+    with edit_transaction(postgres_engine) as connection:
+        for ruling_id, text in ((1, "Old one."), (2, "Old two.")):
+            apply_change(connection, Change("rulings", {"id": ruling_id}, None, {"text": text}))
+    second = threading.Thread(
+        target=set_ruling_text, args=(postgres_engine, "bob", 2, LONG + " Again.")
+    )
+    with edit_transaction(postgres_engine) as connection:
+        apply_change(connection, Change("rulings", {"id": 1}, {"text": "Old one."}, {"text": LONG}))
+        second.start()
+        second.join(timeout=1)  # it waits for this transaction (or, unguarded, races it)
+    second.join(timeout=60)
+    assert not second.is_alive()
+    with postgres_engine.connect() as connection:
+        pairs = connection.execute(select(near_duplicates)).all()
+    assert [tuple(pair) for pair in pairs] == [(1, 2, "same beginning")]
