@@ -1,6 +1,7 @@
 """Site search benchmark: kb's indexing beside Pagefind's own command line, on the real site.
 
     python -m benchmarks.bench_search [--work DIR] [--jobs 2] [--queries 20] [--skip-cli]
+                                      [--browse-only]
 
 The real corpus (the 579 MTGJSON set files and the 2022 Comprehensive Rules of
 ``../shared/realdata``) is imported into ``--work``/real.sqlite once, then reused. In one run:
@@ -46,7 +47,7 @@ from kb.site import serve
 ROOT = Path(__file__).resolve().parents[1]
 REALDATA = ROOT.parent / "shared" / "realdata"
 CHILD_INDEX = """
-import json, resource, sys, time
+import json, os, resource, sys, threading, time
 from pathlib import Path
 from kb.engine import make_engine
 from kb.locales import LOCALES
@@ -54,6 +55,27 @@ from kb.site.data import load_index
 from kb.site.reading import reading
 from kb.site.search import write_bundles
 
+def tree_mb():
+    # The resident memory of this process and its children (the Pagefind processes), MB.
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            fields = open(f"/proc/{name}/stat").read().rsplit(")", 1)[1].split()
+            if name == str(os.getpid()) or int(fields[1]) == os.getpid():
+                total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 2**20
+
+peak = [0.0]
+def sample():
+    while True:
+        peak[0] = max(peak[0], tree_mb())
+        time.sleep(0.2)
+
+threading.Thread(target=sample, daemon=True).start()
 engine = make_engine(sys.argv[1])
 started = time.perf_counter()
 with reading(engine) as connection:
@@ -63,6 +85,7 @@ print(json.dumps({
     "seconds": time.perf_counter() - started, "pages": pages,
     "main_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "child_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    "sum_mb": peak[0],
 }))
 """
 CHILD_RUN = """
@@ -179,7 +202,19 @@ def browse(site: Path, db: Path, count: int) -> dict[str, Any]:
     def size(paths: list[str]) -> int:
         return sum(compressed_size(site / path[1:]) for path in paths if "/pagefind/" in path)
 
+    def kinds(paths: list[str]) -> dict[str, float]:
+        """KB by the kind of bundle file: library, meta, index chunks, fragments."""
+        found: dict[str, float] = {}
+        for path in paths:
+            if "/pagefind/" in path:
+                kind = path.split("/pagefind/")[1].split("/")[0].split(".")[0]
+                kind = kind if kind in ("index", "fragment") else "library and meta"
+                found[kind] = found.get(kind, 0) + compressed_size(site / path[1:]) / 1024
+        return {kind: round(kb, 1) for kind, kb in sorted(found.items())}
+
     figures: dict[str, list[float]] = {}
+    each: list[dict[str, Any]] = []
+    cold: dict[str, float] = {}
     empty = 0
 
     def note(name: str, value: float) -> None:
@@ -188,21 +223,27 @@ def browse(site: Path, db: Path, count: int) -> dict[str, Any]:
     try:
         for locale, query in queries(db, count):
             for focused in (False, True):  # the page's first query: cold, or after a focus
+                # Cold: nothing kept from an earlier page (the disabled cache still let
+                # Chromium reuse the library a worker fetched for an earlier query).
+                driver.execute_cdp_cmd("Network.clearBrowserCache", {})
                 driver.get(f"{address}{locale}/index.html")
                 del asked[:]
                 first = driver.execute_async_script(MEASURE, query, focused)
                 how = "focused" if focused else "cold"
                 note(f"first_kb_{how}", size(asked) / 1024)
                 note(f"first_ms_{how}", first["ms"])
+                cold = cold if focused else kinds(asked)
             empty += first["results"] == 0
             del asked[:]
             later = driver.execute_async_script(MEASURE, query.split()[0][:4], False)
             note("later_kb", size(asked) / 1024)
             note("later_ms", later["ms"])
+            each.append({"locale": locale, "query": query, "first_kb": cold,
+                         "later_kb": round(size(asked) / 1024, 1)})  # fmt: skip
     finally:
         driver.quit()
         server.shutdown()
-    report: dict[str, Any] = {"queries": count, "without_results": empty}
+    report: dict[str, Any] = {"queries": count, "without_results": empty, "each": each}
     for name, values in figures.items():
         report[f"{name}_median"] = statistics.median(values)
         report[f"{name}_max"] = max(values)
@@ -259,10 +300,16 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--skip-cli", action="store_true", help="kb's indexing alone")
+    parser.add_argument(
+        "--browse-only", action="store_true", help="the browser's figures, on the last run's site"
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     db = real_store(args.work)
     site, cli_bundle = args.work / "site", args.work / "cli-bundle"
+    if args.browse_only:
+        print(json.dumps(browse(site, db, args.queries), indent=2))
+        return
     shutil.rmtree(site, ignore_errors=True)
     shutil.rmtree(cli_bundle, ignore_errors=True)
     report: dict[str, Any] = {"jobs": args.jobs}
