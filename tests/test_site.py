@@ -150,6 +150,20 @@ def test_pages_without_a_localized_name_mark_the_english_one(demo_site: Path) ->
     ).read_text("utf-8")
 
 
+def test_a_to_z_section_page_has_no_alternates_and_switches_to_a_to_z_pages(
+    demo_site: Path,
+) -> None:
+    """Each language has its own sections: a section page names no version in another
+    language (hreflang), and its switcher leads to the other languages' A–Z pages."""
+    page = (demo_site / _section(demo_site, "de", "D")).read_text("utf-8")
+    head = page[: page.index("</head>")]
+    assert 'rel="alternate" hreflang' not in head
+    assert 'type="application/atom+xml"' in head
+    assert '<li><a href="../../ja/cards/index.html" hreflang="ja" lang="ja">' in page
+    index = (demo_site / "de/cards/index.html").read_text("utf-8")
+    assert '<link rel="alternate" hreflang="ja" href="../../ja/cards/index.html">' in index
+
+
 def test_mechanic_page_shows_general_rulings_once_and_its_cards(demo_site: Path) -> None:
     page = (demo_site / "it/mechanics/spree.html").read_text("utf-8")
     assert "<h1>Frenesia</h1>" in page
