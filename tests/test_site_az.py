@@ -19,6 +19,8 @@ from kb.locales import BY_CODE, LOCALES, Locale
 from kb.site import az
 from kb.site.build import BuildOptions, build
 from kb.site.collation import sectioned
+from kb.site.other_pages import LocalizedCards
+from kb.site.render import CardList
 from kb.site.views import LocalizedCard
 
 REAL_SETS = ("ELD.json.gz", "KHM.json.gz", "ISD.json.gz", "M21.json.gz")
@@ -204,4 +206,33 @@ def test_an_incremental_build_renders_only_the_sections_that_changed(
     }  # fmt: skip
     assert renamed.written == 5 + 1  # and the German feed
     assert "Drei Schritte voraus!" in (out / "de/a-z/4.html").read_text("utf-8")
+    engine.dispose()
+
+
+def test_a_name_edited_in_one_locale_sorts_that_locales_cards_alone(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each locale's A–Z pages are fingerprinted by its own names: a German rename sorts the
+    German list of every card again (its sections may move), and no other locale's."""
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    out = build(engine, tmp_path / "site").out
+    with engine.begin() as connection:
+        connection.execute(
+            update(schema.card_names)
+            .where(schema.card_names.c.name == "Drei Schritte voraus")
+            .values(name="Drei Schritte voraus!")
+        )
+    sorted_whole: list[str] = []
+    every = LocalizedCards.every
+
+    def spied(self: LocalizedCards, locale: Locale) -> CardList:
+        sorted_whole.append(locale.code)
+        return every(self, locale)
+
+    monkeypatch.setattr(LocalizedCards, "every", spied)
+    renamed = build(engine, out)
+    assert sorted_whole == ["de"]
+    assert "Drei Schritte voraus!" in (out / "de/a-z/4.html").read_text("utf-8")
+    assert renamed.written == 5  # the card's page, spree's, D's, the changes page and feed
     engine.dispose()

@@ -160,19 +160,28 @@ class LocalizedCards:
         self.index = index
         self.locales = locales
         self._every: CardList | None = None
+        self._unsorted: tuple[Locale, list[LocalizedCard]] | None = None
         self._some: tuple[Sequence[int], dict[str, list[LocalizedCard]]] | None = None
+
+    def unsorted(self, locale: Locale) -> list[LocalizedCard]:
+        """Every card, in the index's order (what the locale's A–Z pages are fingerprinted by:
+        sorting them is the larger part of making those pages)."""
+        if self._unsorted is None or self._unsorted[0] != locale:
+            self._every = self._unsorted = None  # the previous locale's go before the next
+            self._unsorted = locale, self._read(self.index.cards, [locale.code])[locale.code]
+        return self._unsorted[1]
 
     def every(self, locale: Locale) -> CardList:
         """Every card."""
         if self._every is None or self._every.locale != locale:
-            self._every = None  # let the previous locale's go before reading the next
-            cards = self._read(self.index.cards, [locale.code])
-            self._every = CardList(cards[locale.code], locale)
+            cards = self.unsorted(locale)
+            self._every = CardList(cards, locale)
         return self._every
 
     def forget(self) -> None:
         """Let the lists go (a large site's whole list is about 15 MB)."""
         self._every = None
+        self._unsorted = None
         self._some = None
 
     def some(self, locale: Locale, ids: Sequence[int]) -> CardList:
@@ -218,7 +227,6 @@ def plan_other_pages(
     plan = OtherPagesPlan(recorded)
     localized = LocalizedCards(engine, index, locales)
     plan.after_staging(localized.forget)
-    all_names = cache(lambda: digest("\n".join(names)))
     counts = fingerprints.of(len(index.cards), index.ruling_count, mechanic_list)
 
     @cache
@@ -241,7 +249,10 @@ def plan_other_pages(
             lambda: renderer.mechanic(mechanic, localized.some(locale, mechanic.card_ids)),
         )
 
-    az_fingerprint = cache(lambda: fingerprints.of(all_names()))  # once the names are digested
+    def az_fingerprint(locale: Locale) -> str:
+        """What the locale's A–Z pages show, whole: every card's names in that locale (an edit
+        of a name in another locale leaves these pages, and their sorting, alone)."""
+        return fingerprints.of(locale.code, digest(encoded(localized.unsorted(locale))))
 
     def az_pages(locale: Locale) -> list[Planned]:
         """The locale's A–Z page, then its sections' pages, each fingerprinted by what its
@@ -283,7 +294,12 @@ def plan_other_pages(
         )
         folder = f"{locale.folder}/{az.FOLDER}/"
         plan.add_family(
-            Family(Urls.cards(locale), folder, az_fingerprint, partial(az_pages, locale))
+            Family(
+                Urls.cards(locale),
+                folder,
+                partial(az_fingerprint, locale),
+                partial(az_pages, locale),
+            )
         )
         plan.add(Urls.changes(locale), changes, partial(changes_page, locale))
         plan.add(Urls.feed(locale), changes, partial(feed_page, locale))
