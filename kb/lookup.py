@@ -23,9 +23,8 @@ from kb import schema as tables
 from kb.locales import LOCALE_CODES
 from kb.site.card_texts import FaceView, PrintedView, oracle_faces, printed
 from kb.suggest import close_names
-from kb.text import TYPOGRAPHIC_FOLDS
+from kb.text import TYPOGRAPHY
 
-_TYPOGRAPHY = str.maketrans(TYPOGRAPHIC_FOLDS)
 # Only the Latin, Greek and Cyrillic accents (combining diacritical marks): kana's voicing
 # marks and Hangul's jamo are letters of their words, not accents.
 _ACCENTS = re.compile("[\u0300-\u036f]")
@@ -41,7 +40,7 @@ def fold(name: str) -> str:
         folded = _SLASHES.sub(" // ", folded)
     if folded.isascii():  # most names: none of the rest applies (and it is the slow part)
         return folded
-    decomposed = unicodedata.normalize("NFKD", folded.translate(_TYPOGRAPHY))
+    decomposed = unicodedata.normalize("NFKD", folded.translate(TYPOGRAPHY))
     return unicodedata.normalize("NFC", _ACCENTS.sub("", decomposed)).replace("æ", "ae")
 
 

@@ -30,7 +30,8 @@ TYPOGRAPHIC_FOLDS: dict[str, str] = {
     "\u2212": "-",
 }
 """Typographic characters and the plain ones they compare as."""
-_TYPOGRAPHY = str.maketrans(TYPOGRAPHIC_FOLDS)
+TYPOGRAPHY = str.maketrans(TYPOGRAPHIC_FOLDS)
+"""The same, as ``str.translate`` takes it (kb card folds names with it too)."""
 _SPACE = re.compile(r"\s+")
 _SYMBOL = re.compile(r"\{[^{}]*\}")
 # A dropped symbol leaves its neighbours' spacing behind: "has  in" or "( )".
@@ -39,7 +40,7 @@ _SPACE_BEFORE_PUNCTUATION = re.compile(r" (?=[.,;:)])")
 
 def normalize(text: str) -> str:
     """The text with typography folded: what identifies a ruling."""
-    folded = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
+    folded = unicodedata.normalize("NFKC", text).translate(TYPOGRAPHY)
     return _SPACE.sub(" ", folded).strip()
 
 
