@@ -1,7 +1,8 @@
 """Bulk reads and writes of the loader: rows as tuples, many at a time.
 
 Every row the loader reads by key or writes in bulk goes through ``Bulk``: ``select_in`` (the
-rows whose key is one of many), ``insert``, ``insert_ids`` (new rows' ids, in row order) and
+rows whose key is one of many), ``rows`` (a whole query's, as the mining reads the printed
+texts), ``insert``, ``insert_ids`` (new rows' ids, in row order) and
 ``update`` (many rows, each by its key). Two ways do the same work:
 
 - **fast** (the default): the DBAPI cursor of the import's connection, with SQL written once per
@@ -24,10 +25,10 @@ sequence (``nextval``) before the rows are written, which concurrent editors sha
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, insert, select, update
+from sqlalchemy import Select, Table, and_, bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
 from kb.batches import chunks
@@ -38,6 +39,8 @@ PLAIN_SETTING = "KB_BULK"
 """``KB_BULK=plain``: every bulk read and write by SQLAlchemy Core statements."""
 SQLITE_IN_CHUNK = 900
 """Keys per ``IN`` list on SQLite (well under its bound-parameter limit)."""
+ROWS_FETCHED = 5000
+"""Rows ``rows`` fetches at a time: a whole table is never held at once."""
 POSTGRESQL_IN_CHUNK = 10_000
 """Keys per ``= ANY(array)`` on PostgreSQL: one parameter, so only memory bounds it."""
 
@@ -59,6 +62,10 @@ class Bulk:
         self, table: Table, columns: Sequence[str], key: str, keys: Iterable[Any]
     ) -> list[Row]:
         """The rows (of ``columns``) whose ``key`` column is one of ``keys``; no order."""
+        raise NotImplementedError
+
+    def rows(self, query: Select[Any]) -> Iterator[Row]:
+        """The rows of a whole-table ``query`` (one with no parameters), as they come."""
         raise NotImplementedError
 
     def insert(self, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
@@ -95,6 +102,10 @@ class PlainBulk(Bulk):
             query = select(*selected).where(table.c[key].in_(chunk))
             found.extend(tuple(row) for row in self.connection.execute(query))
         return found
+
+    def rows(self, query: Select[Any]) -> Iterator[Row]:
+        for row in self.connection.execute(query):
+            yield tuple(row)
 
     def insert(self, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         if rows:
@@ -203,6 +214,27 @@ class FastBulk(Bulk):
                 converted.append(tuple(values))
             return converted
         return [tuple(row) for row in found] if self.postgresql else found
+
+    def rows(self, query: Select[Any]) -> Iterator[Row]:
+        compiled = query.compile(dialect=self.dialect)
+        if compiled.params:
+            raise ValueError("Bulk.rows takes a query without parameters")
+        processors = [
+            (position, process)
+            for position, column in enumerate(query.selected_columns)
+            if (process := column.type._cached_result_processor(self.dialect, None))
+        ]
+        cursor = self._cursor()
+        cursor.execute(str(compiled))
+        while found := cursor.fetchmany(ROWS_FETCHED):
+            for row in found:
+                if processors:
+                    values = list(row)
+                    for position, process in processors:
+                        values[position] = process(values[position])
+                    row = tuple(values)
+                yield tuple(row)
+        cursor.close()
 
     def _insert_sql(self, table: Table, columns: Sequence[str]) -> str:
         cache_key = ("insert", table.name, *columns)
