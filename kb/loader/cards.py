@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import update
 
 from kb.batches import chunks
 from kb.loader.mechanics import Mechanics
@@ -20,6 +20,8 @@ from kb.records import CardNameRecord, CardRecord, OracleFace
 HAND_EDITED_FORMATS = frozenset({"catalog", "seed-page"})
 FACE_COLUMNS = ("name", "mana_cost", "type_line", "oracle_text")
 """card_faces' columns, named as OracleFace's fields."""
+CARD_VALUES = ("name", "oracle_id", "mana_cost", "type_line", "oracle_text", "layout")
+"""The columns a card record gives."""
 
 
 class Cards:
@@ -45,9 +47,9 @@ class Cards:
     def load(self, records: Sequence[CardRecord]) -> None:
         if not records:
             return
-        by_oracle = self.references.cards_where(cards.c.oracle_id, {r.oracle_id for r in records})
+        by_oracle = self.references.cards_where("oracle_id", {r.oracle_id for r in records})
         by_name = self.references.cards_where(
-            cards.c.name, {r.name for r in records if r.oracle_id not in by_oracle}
+            "name", {r.name for r in records if r.oracle_id not in by_oracle}
         )
         wanted_tags: dict[int, set[int]] = {}
         wanted_faces: dict[int, tuple[OracleFace, ...]] = {}
@@ -99,11 +101,10 @@ class Cards:
             placed.append((record, existing))
             placed_rows.add(id(existing))
         if new_rows:
-            inserted = self.state.connection.execute(
-                insert(cards).returning(cards.c.id, sort_by_parameter_order=True),
-                [{key: value for key, value in row.items() if key != "id"} for row in new_rows],
+            inserted = self.state.bulk.insert_ids(
+                cards, CARD_VALUES, [[row[key] for key in CARD_VALUES] for row in new_rows]
             )
-            for row, card_id in zip(new_rows, inserted.scalars(), strict=True):
+            for row, card_id in zip(new_rows, inserted, strict=True):
                 row["id"] = card_id
         fresh_ids = {row["id"] for row in fresh}
         for record, row in placed:
@@ -141,15 +142,11 @@ class Cards:
 
     def _sync_faces(self, wanted: dict[int, tuple[OracleFace, ...]]) -> None:
         existing: dict[int, list[OracleFace]] = {}
-        columns = [card_faces.c[name] for name in FACE_COLUMNS]
-        for chunk in chunks(wanted):
-            query = (
-                select(card_faces.c.card_id, *columns)
-                .where(card_faces.c.card_id.in_(chunk))
-                .order_by(card_faces.c.card_id, card_faces.c.position)
-            )
-            for card_id, *values in self.state.connection.execute(query):
-                existing.setdefault(card_id, []).append(OracleFace(*values))
+        found = self.state.bulk.select_in(
+            card_faces, ("card_id", "position", *FACE_COLUMNS), "card_id", wanted
+        )
+        for card_id, _, *values in sorted(found, key=lambda row: (row[0], row[1])):
+            existing.setdefault(card_id, []).append(OracleFace(*values))
         stale = [
             card_id for card_id, faces in wanted.items() if existing.get(card_id) != list(faces)
         ]
@@ -158,16 +155,11 @@ class Cards:
                 card_faces.delete().where(card_faces.c.card_id.in_(chunk))
             )
         rows = [
-            {
-                "card_id": card_id,
-                "position": position,
-                **{name: getattr(face, name) for name in FACE_COLUMNS},
-            }
+            (card_id, position, *(getattr(face, name) for name in FACE_COLUMNS))
             for card_id in stale
             for position, face in enumerate(wanted[card_id])
         ]
-        if rows:
-            self.state.connection.execute(insert(card_faces), rows)
+        self.state.bulk.insert(card_faces, ("card_id", "position", *FACE_COLUMNS), rows)
 
     def load_names(self, records: Sequence[CardNameRecord]) -> None:
         if not records:

@@ -189,7 +189,7 @@ class MinedNames:
             .outerjoin(face, and_(face.c.card_id == text.c.card_id, face.c.position == text.c.face))
             .order_by(text.c.card_id, text.c.locale, text.c.face)
         )
-        for row in self.state.connection.execute(query):
+        for row in self.state.bulk.rows(query):  # every printed text: the DBAPI's rows
             released = row[9]
             yield PrintedRow(
                 card=row[1],

@@ -3,9 +3,10 @@ may replace them, and an editor's correction kept while a source still says the 
 
 from __future__ import annotations
 
-from sqlalchemy import Table, and_, insert, select, update
+from typing import Any
 
-from kb.batches import chunks
+from sqlalchemy import Table, and_, update
+
 from kb.loader.state import LoadState
 
 
@@ -26,23 +27,20 @@ class Names:
         """Insert (owner id, locale) → name rows, and change differing ones if ``replace``."""
         owner_column = table.c[owner]
         with_source = "source_id" in table.c
-        columns = [owner_column, table.c.locale, table.c.name]
+        columns = (owner, "locale", "name", *(["source_id"] if with_source else []))
         existing: dict[tuple[int, str], str] = {}
         by_editor: set[tuple[int, str]] = set()  # names an editor wrote (no source file)
-        for chunk in chunks({owner_id for owner_id, _ in wanted}):
-            query = select(*columns, *([table.c.source_id] if with_source else [])).where(
-                owner_column.in_(chunk)
-            )
-            for found in self.state.connection.execute(query):
-                existing[found[0], found[1]] = found[2]
-                if with_source and found[3] is None:
-                    by_editor.add((found[0], found[1]))
+        owners = {owner_id for owner_id, _ in wanted}
+        for found in self.state.bulk.select_in(table, columns, owner, owners):
+            existing[found[0], found[1]] = found[2]
+            if with_source and found[3] is None:
+                by_editor.add((found[0], found[1]))
         replaced = self.state.corrections()[table.name] if by_editor else {}
-        new_rows = []
+        new_rows: list[tuple[Any, ...]] = []
         for (owner_id, locale), name in wanted.items():
             old = existing.get((owner_id, locale))
             if old is None:
-                new_rows.append({owner: owner_id, "locale": locale, "name": name})
+                new_rows.append((owner_id, locale, name))
             elif (owner_id, locale) in by_editor and replaced.get((owner_id, locale)) == name:
                 # The source still says what an editor corrected: the correction stands.
                 self.state.summary.counts[f"{counter} as edited"] += 1
@@ -59,8 +57,8 @@ class Names:
                 self.state.summary.counts[f"{counter} unchanged"] += 1
         if new_rows:
             if with_source:
-                for row in new_rows:
-                    row["source_id"] = self.state.source()
-            self.state.connection.execute(insert(table), new_rows)
+                source_id = self.state.source()
+                new_rows = [(*row, source_id) for row in new_rows]
+            self.state.bulk.insert(table, columns, new_rows)
             if with_source:
                 self.state.summary.counts[f"{counter} new"] += len(new_rows)

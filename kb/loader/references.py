@@ -8,13 +8,14 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kb.batches import chunks
 from kb.loader.names import Names
 from kb.loader.state import LoadState
 from kb.loader.tables import card_names, cards
 from kb.official_names import name_a_page_keeps
 from kb.records import CardRef, ParseError
 from kb.suggest import close_names, did_you_mean
+
+CARD_COLUMNS = tuple(column.name for column in cards.c)
 
 
 class CardReferences:
@@ -25,24 +26,22 @@ class CardReferences:
         self.names = names
 
     def cards_where(
-        self, column: Any, keys: set[Any], columns: Sequence[Any] = (cards,)
+        self, column: str, keys: set[Any], columns: Sequence[str] = CARD_COLUMNS
     ) -> dict[Any, dict[str, Any]]:
         """Rows of the cards whose ``column`` is one of ``keys`` (selecting ``columns``)."""
-        keys.discard(None)
-        found: dict[Any, dict[str, Any]] = {}
-        for chunk in chunks(keys):
-            query = select(*columns).where(column.in_(chunk))
-            for row in self.state.connection.execute(query).mappings().all():
-                found[row[column.name]] = dict(row)
-        return found
+        at = columns.index(column)
+        return {
+            row[at]: dict(zip(columns, row, strict=True))
+            for row in self.state.bulk.select_in(cards, columns, column, keys)
+        }
 
     def resolve(self, refs: Sequence[CardRef]) -> dict[CardRef, int]:
         """Card ids for the references that name a known card."""
         unique = set(refs)
-        identity = (cards.c.id, cards.c.oracle_id, cards.c.name)
-        by_oracle = self.cards_where(cards.c.oracle_id, {r.oracle_id for r in unique}, identity)
+        identity = ("id", "oracle_id", "name")
+        by_oracle = self.cards_where("oracle_id", {r.oracle_id for r in unique}, identity)
         unresolved_names = {r.name for r in unique if r.oracle_id not in by_oracle}
-        by_name = self.cards_where(cards.c.name, unresolved_names, identity)
+        by_name = self.cards_where("name", unresolved_names, identity)
         resolved: dict[CardRef, int] = {}
         for ref in unique:
             row = (by_oracle.get(ref.oracle_id) if ref.oracle_id else None) or by_name.get(ref.name)

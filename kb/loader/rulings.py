@@ -3,11 +3,12 @@ a copy of, and each ruling linked to its cards in publication order."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import and_, func, insert, select, tuple_, update
+from sqlalchemy import and_, select, update
 
 from kb.batches import chunks
 from kb.derived import ruling_keys
@@ -16,6 +17,9 @@ from kb.loader.state import LoadState
 from kb.loader.tables import card_rulings, rulings
 from kb.records import RulingRecord
 from kb.text import better_text, has_symbols, text_key
+
+RULING_COLUMNS = ("text", "text_key", "skeleton_key", "head_key", "origin")
+LINK_COLUMNS = ("card_id", "ruling_id", "published_on", "position", "source_id")
 
 
 class Rulings:
@@ -51,15 +55,14 @@ class Rulings:
     def _ruling_ids(self, texts: dict[str, RulingRecord]) -> dict[str, int]:
         """The ruling id for each text key: existing, mended or new."""
         known: dict[str, int] = {}
-        for chunk in chunks(texts):
-            query = select(rulings.c.id, rulings.c.text_key, rulings.c.origin).where(
-                rulings.c.text_key.in_(chunk)
-            )
-            for row in self.state.connection.execute(query):
-                known[row.text_key] = row.id
-                origin = texts[row.text_key].origin
-                if origin and row.origin is None:
-                    self._set_ruling(row.id, origin=origin)
+        columns = ("id", "text_key", "origin")
+        for ruling_id, found_key, stored_origin in self.state.bulk.select_in(
+            rulings, columns, "text_key", texts
+        ):
+            known[found_key] = ruling_id
+            origin = texts[found_key].origin
+            if origin and stored_origin is None:
+                self._set_ruling(ruling_id, origin=origin)
         self.state.summary.counts["rulings reused"] += len(known)
         if len(known) < len(texts):
             replaced = self.state.corrections()["rulings"]
@@ -75,7 +78,7 @@ class Rulings:
         skeletons = self._rulings_by_skeleton(
             {keys["skeleton_key"] for _, keys in missing.values()}
         )
-        new_rows = []
+        new_rows: list[dict[str, Any]] = []
         for key, (record, keys) in missing.items():
             variant = self._damaged_variant(record.text, skeletons.get(keys["skeleton_key"]))
             if variant is not None:
@@ -90,17 +93,13 @@ class Rulings:
                 continue
             new_rows.append({"text": record.text.strip(), **keys, "origin": record.origin})
         if new_rows:
-            # One statement per batch; RETURNING gives the new ids in insertion order.
-            returned = self.state.connection.execute(
-                insert(rulings).returning(
-                    rulings.c.id, rulings.c.text_key, sort_by_parameter_order=True
-                ),
-                new_rows,
-            )
-            for row in returned:
-                known[row.text_key] = row.id
-                self.state.touched_rulings.add(row.id)
-                self.state.texts_written.add(row.id)
+            # One statement per batch; the new ids come in the rows' order (kb.loader.bulk).
+            values = [[row[name] for name in RULING_COLUMNS] for row in new_rows]
+            new_ids = self.state.bulk.insert_ids(rulings, RULING_COLUMNS, values)
+            for row, ruling_id in zip(new_rows, new_ids, strict=True):
+                known[row["text_key"]] = ruling_id
+                self.state.touched_rulings.add(ruling_id)
+                self.state.texts_written.add(ruling_id)
             self.state.summary.counts["rulings new"] += len(new_rows)
         return known
 
@@ -135,29 +134,29 @@ class Rulings:
             self.state.texts_written.add(ruling_id)
 
     def _upsert_card_rulings(self, links: dict[tuple[int, int], RulingRecord]) -> None:
-        existing: dict[tuple[int, int], Any] = {}
-        for chunk in chunks(links):
-            query = select(card_rulings).where(
-                tuple_(card_rulings.c.card_id, card_rulings.c.ruling_id).in_(chunk)
-            )
-            existing.update(
-                {(r.card_id, r.ruling_id): r for r in self.state.connection.execute(query).all()}
-            )
-        next_position = self._next_positions({card_id for card_id, _ in links})
-        new_rows: list[dict[str, Any]] = []
+        # One read of the links' cards' links gives both the links that exist and where each
+        # card's next new one goes (after the ones it has).
+        existing: dict[tuple[int, int], _Link] = {}
+        next_position: Counter[int] = Counter()
+        found = self.state.bulk.select_in(
+            card_rulings,
+            ("card_id", "ruling_id", "published_on", "position"),
+            "card_id",
+            {card_id for card_id, _ in links},
+        )
+        for card_id, ruling_id, published_on, position in found:
+            if (card_id, ruling_id) in links:
+                existing[card_id, ruling_id] = _Link(published_on, position)
+            if card_id not in next_position or position >= next_position[card_id]:
+                next_position[card_id] = position + 1
+        new_rows: list[tuple[Any, ...]] = []
         for (card_id, ruling_id), record in links.items():
             old = existing.get((card_id, ruling_id))
             if old is None:
                 position = next_position[card_id]
                 next_position[card_id] += 1
                 new_rows.append(
-                    {
-                        "card_id": card_id,
-                        "ruling_id": ruling_id,
-                        "published_on": record.published_on,
-                        "position": position,
-                        "source_id": self.state.source(),
-                    }
+                    (card_id, ruling_id, record.published_on, position, self.state.source())
                 )
             elif old.published_on is None and record.published_on is not None:
                 # A dated source also knows the publication order that an undated page lost.
@@ -179,19 +178,13 @@ class Rulings:
             else:
                 self.state.summary.counts["links unchanged"] += 1
         if new_rows:
-            self.state.connection.execute(insert(card_rulings), new_rows)
+            self.state.bulk.insert(card_rulings, LINK_COLUMNS, new_rows)
             self.state.summary.counts["links new"] += len(new_rows)
-            self.state.touched_rulings.update(row["ruling_id"] for row in new_rows)
+            self.state.touched_rulings.update(row[1] for row in new_rows)
 
-    def _next_positions(self, card_ids: set[int]) -> Counter[int]:
-        """Where each card's next new ruling goes: after the ones it has."""
-        positions: Counter[int] = Counter()
-        for chunk in chunks(card_ids):
-            query = (
-                select(card_rulings.c.card_id, func.max(card_rulings.c.position))
-                .where(card_rulings.c.card_id.in_(chunk))
-                .group_by(card_rulings.c.card_id)
-            )
-            for card_id, highest in self.state.connection.execute(query):
-                positions[card_id] = highest + 1
-        return positions
+
+class _Link(NamedTuple):
+    """What a stored link between a card and a ruling says."""
+
+    published_on: dt.date | None
+    position: int

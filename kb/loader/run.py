@@ -30,6 +30,7 @@ from kb.records import (
     Record,
     RulingRecord,
 )
+from kb.text import normalize
 
 
 class Loader:
@@ -118,6 +119,7 @@ class Loader:
         the near duplicates of the texts it wrote."""
         self._tags.tag_touched()
         refresh_near_duplicates(self.state.connection, self.state.texts_written)
+        normalize.cache_clear()  # the rulings' texts are folded: their memory is the mining's
         counts = self.summary.counts
         if counts["texts new"] or counts["texts changed"]:
             # The printed texts changed: their mechanic and type names are voted again.

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import insert
 from sqlalchemy.engine import Connection
 
+from kb.loader.bulk import Bulk, bulk_for
 from kb.loader.corrections import read_corrections
 from kb.loader.summary import Summary
 from kb.loader.tables import sources
@@ -37,6 +38,11 @@ class LoadState:
     retag_everything: bool = False
     """A mechanic was added or changed: the finish tags every card and ruling again."""
     _corrections: dict[str, dict[Any, Any]] | None = field(default=None, init=False, repr=False)
+    bulk: Bulk = field(init=False, repr=False)
+    """The bulk reads and writes on ``connection`` (kb.loader.bulk)."""
+
+    def __post_init__(self) -> None:
+        self.bulk = bulk_for(self.connection)
 
     def source(self) -> int:
         """The id of the file's ``sources`` row, written with the first row the file adds."""

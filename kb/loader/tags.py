@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import Table, func, insert, select
+from sqlalchemy import Table, func, select
 
 from kb.batches import chunks
 from kb.loader.mechanics import Mechanics
@@ -34,21 +34,18 @@ class Tags:
     def add(self, table: Table, owner: str, wanted: dict[int, set[int]], counter: str) -> None:
         """Add (owner, mechanic) tags that are missing; tags are never removed by an import, and
         one an editor removed is not added back."""
-        owner_column = table.c[owner]
-        existing: set[tuple[int, int]] = set()
-        for chunk in chunks(wanted):
-            query = select(owner_column, table.c.mechanic_id).where(owner_column.in_(chunk))
-            existing.update((row[0], row[1]) for row in self.state.connection.execute(query).all())
+        columns = (owner, "mechanic_id")
+        existing = set(self.state.bulk.select_in(table, columns, owner, wanted))
         untagged = self.state.corrections()[table.name]
         new_rows = [
-            {owner: owner_id, "mechanic_id": mechanic_id}
+            (owner_id, mechanic_id)
             for owner_id, mechanic_ids in wanted.items()
             for mechanic_id in sorted(mechanic_ids)
             if (owner_id, mechanic_id) not in existing
             and not untagged.get((owner_id, mechanic_id), False)
         ]
         if new_rows:
-            self.state.connection.execute(insert(table), new_rows)
+            self.state.bulk.insert(table, columns, new_rows)
             self.state.summary.counts[counter] += len(new_rows)
 
     def tag_touched(self) -> None:
@@ -86,24 +83,20 @@ class Tags:
     def _tag_rulings(
         self, ruling_ids: list[int], matcher: MechanicMatcher, card_counts: dict[int, int]
     ) -> None:
-        query = select(rulings.c.id, rulings.c.text).where(rulings.c.id.in_(ruling_ids))
-        texts = {row.id: row.text for row in self.state.connection.execute(query)}
+        bulk = self.state.bulk
+        found = bulk.select_in(rulings, ("id", "text"), "id", ruling_ids)
+        texts: dict[int, str] = dict(sorted(found))
         cards_of: dict[int, set[int]] = {}
-        for ruling_id, card_id in self.state.connection.execute(
-            select(card_rulings.c.ruling_id, card_rulings.c.card_id).where(
-                card_rulings.c.ruling_id.in_(ruling_ids)
-            )
+        for ruling_id, card_id in bulk.select_in(
+            card_rulings, ("ruling_id", "card_id"), "ruling_id", ruling_ids
         ):
             cards_of.setdefault(ruling_id, set()).add(card_id)
         tags_of_card: dict[int, set[int]] = {}
         all_cards = set().union(*cards_of.values()) if cards_of else set()
-        for chunk in chunks(all_cards):
-            for card_id, mechanic_id in self.state.connection.execute(
-                select(card_mechanics.c.card_id, card_mechanics.c.mechanic_id).where(
-                    card_mechanics.c.card_id.in_(chunk)
-                )
-            ):
-                tags_of_card.setdefault(card_id, set()).add(mechanic_id)
+        for card_id, mechanic_id in bulk.select_in(
+            card_mechanics, ("card_id", "mechanic_id"), "card_id", all_cards
+        ):
+            tags_of_card.setdefault(card_id, set()).add(mechanic_id)
         wanted: dict[int, set[int]] = {}
         for ruling_id, text in texts.items():
             tags = matcher.matches(normalize(text))

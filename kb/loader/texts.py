@@ -16,9 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, select, update
-
-from kb.batches import chunks
 from kb.loader.references import CardReferences, describe
 from kb.loader.state import LoadState
 from kb.loader.tables import printed_texts
@@ -28,6 +25,16 @@ from kb.records import CardRef, PrintedTextRecord, Printing
 EDITED_COLUMNS = ("face_name", "type_line", "text")
 """The columns of a printed text that editors correct."""
 PRINTING_COLUMNS = ("set_code", "collector_number", "released_on")
+KEY_COLUMNS = ("card_id", "locale", "face")
+ROW_COLUMNS = (
+    "face_name",
+    "type_line",
+    "text",
+    "english_type_line",
+    "english_text",
+    *PRINTING_COLUMNS,
+)
+"""The columns ``_row`` gives, in its order."""
 
 Key = tuple[int, str, int]
 """A printed text's card id, locale and face."""
@@ -49,12 +56,13 @@ class Texts:
         stored = self._stored(wanted)
         corrections: dict[Key, dict[str, set[Any]]] = self.state.corrections()["printed_texts"]
         counts = self.state.summary.counts
-        new_rows, changed_rows = [], []
+        new_rows: list[tuple[Any, ...]] = []
+        changed_rows: list[tuple[dict[str, Any], Key]] = []
         for key, record in wanted.items():
             row = _row(record)
             old = stored.get(key)
             if old is None:
-                new_rows.append({"card_id": key[0], "locale": key[1], "face": key[2], **row})
+                new_rows.append((*key, *row.values()))
                 continue
             if _printing(old).rank >= record.printing.rank:
                 counts["texts unchanged"] += 1
@@ -65,27 +73,23 @@ class Texts:
                     # The new printing still says what an editor corrected: the correction stands.
                     row[column] = old[column]
                     counts["texts as edited"] += 1
-            changed_rows.append({"b_card_id": key[0], "b_locale": key[1], "b_face": key[2], **row})
+            changed_rows.append((row, key))
         if new_rows:
             source_id = self.state.source()
-            self.state.connection.execute(
-                insert(printed_texts), [row | {"source_id": source_id} for row in new_rows]
+            self.state.bulk.insert(
+                printed_texts,
+                (*KEY_COLUMNS, *ROW_COLUMNS, "source_id"),
+                [(*row, source_id) for row in new_rows],
             )
             counts["texts new"] += len(new_rows)
         if changed_rows:
             source_id = self.state.source()
-            statement = (
-                update(printed_texts)
-                .where(
-                    and_(
-                        printed_texts.c.card_id == bindparam("b_card_id"),
-                        printed_texts.c.locale == bindparam("b_locale"),
-                        printed_texts.c.face == bindparam("b_face"),
-                    )
-                )
-                .values(source_id=source_id)
+            self.state.bulk.update(
+                printed_texts,
+                (*ROW_COLUMNS, "source_id"),
+                KEY_COLUMNS,
+                [(*row.values(), source_id, *key) for row, key in changed_rows],
             )
-            self.state.connection.execute(statement, changed_rows)
             counts["texts changed"] += len(changed_rows)
 
     def _best_of_batch(self, records: Sequence[PrintedTextRecord]) -> dict[Key, PrintedTextRecord]:
@@ -111,16 +115,13 @@ class Texts:
 
     def _stored(self, wanted: dict[Key, PrintedTextRecord]) -> dict[Key, dict[str, Any]]:
         """The stored rows of the wanted keys' cards."""
-        columns = [printed_texts.c[name] for name in (*EDITED_COLUMNS, *PRINTING_COLUMNS)]
-        key_columns = [printed_texts.c.card_id, printed_texts.c.locale, printed_texts.c.face]
+        columns = (*KEY_COLUMNS, *EDITED_COLUMNS, *PRINTING_COLUMNS)
         stored: dict[Key, dict[str, Any]] = {}
-        for chunk in chunks({card_id for card_id, _, _ in wanted}):
-            query = select(*key_columns, *columns).where(printed_texts.c.card_id.in_(chunk))
-            for found in self.state.connection.execute(query):
-                values = found._mapping
-                key = (values["card_id"], values["locale"], values["face"])
-                if key in wanted:
-                    stored[key] = dict(values)
+        cards = {card_id for card_id, _, _ in wanted}
+        for found in self.state.bulk.select_in(printed_texts, columns, "card_id", cards):
+            key = (found[0], found[1], found[2])
+            if key in wanted:
+                stored[key] = dict(zip(columns, found, strict=True))
         return stored
 
 

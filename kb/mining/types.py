@@ -81,7 +81,10 @@ class TypeLines:
 
     def __init__(self) -> None:
         self.types = Ballots()
-        self._supertyped: list[tuple[Sample, str, str]] = []
+        self._supertyped: list[tuple[str, str, str, str, str, str]] = []
+        """(card, locale, released, localized left half, supertype, type) of the type lines of
+        a supertype and a type: what their vote needs, not the whole sample (a sample holds its
+        texts, and every tenth sample is of a legendary creature or a basic land)."""
         self._several: list[tuple[str, str, str, list[str], list[str]]] = []
         """Type lines of several subtypes: aligned once the single ones are named."""
 
@@ -99,7 +102,16 @@ class TypeLines:
         if len(words) == 1 and words[0] in TYPES:
             cast(words[0], sample.locale, sample.card, localized_left, sample.released)
         elif len(words) == 2 and words[0] in SUPERTYPES and words[1] in TYPES:
-            self._supertyped.append((sample, words[0], words[1]))
+            self._supertyped.append(
+                (
+                    sample.card,
+                    sample.locale,
+                    sample.released,
+                    localized_left,
+                    words[0],
+                    words[1],
+                )
+            )
         if english_right:
             subtypes = english_right.split()
             localized = _subtypes(localized_right)
@@ -120,9 +132,8 @@ class TypeLines:
                 self.types.cast(subtype, locale, card, name, released)
         types = {(name.mechanic, name.locale): name for name in self.types.results("type")}
         supertypes = Ballots()
-        for sample, supertype, card_type in self._supertyped:
-            known = types.get((card_type, sample.locale))
-            left = _halves(sample.localized_type or "")[0]
+        for card, locale, released, left, supertype, card_type in self._supertyped:
+            known = types.get((card_type, locale))
             if known is None:
                 continue
             folded, name = left.casefold(), known.name.casefold()
@@ -132,7 +143,7 @@ class TypeLines:
                 rest = left[len(name) :]
             else:
                 continue
-            supertypes.cast(supertype, sample.locale, sample.card, rest.strip(), sample.released)
+            supertypes.cast(supertype, locale, card, rest.strip(), released)
         mined = [*types.values(), *supertypes.results("type")]
         return sorted(
             (name for name in mined if name.voters >= minimum),
