@@ -28,13 +28,15 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Select, Table, and_, bindparam, insert, select, update
+from sqlalchemy import ColumnElement, Select, Table, and_, bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
 from kb.batches import chunks
 
 Row = tuple[Any, ...]
 Processor = Callable[[Any], Any]
+Converter = tuple[int, Processor]
+"""A column's position in a row, and how its values convert."""
 PLAIN_SETTING = "KB_BULK"
 """``KB_BULK=plain``: every bulk read and write by SQLAlchemy Core statements."""
 SQLITE_IN_CHUNK = 900
@@ -156,11 +158,17 @@ class FastBulk(Bulk):
         # The connection's own DBAPI connection: the same transaction as every other statement.
         return self.connection.connection.cursor()
 
-    def _binders(self, table: Table, columns: Sequence[str]) -> list[tuple[int, Processor]]:
-        """(position, conversion) of the columns whose type converts values on this engine."""
-        found: list[tuple[int, Processor]] = []
-        for position, name in enumerate(columns):
-            process = table.c[name].type._cached_bind_processor(self.dialect)
+    def _processors(self, columns: Iterable[ColumnElement[Any]], bind: bool) -> list[Converter]:
+        """(position, conversion) of the columns whose type converts values on this engine:
+        the values written (``bind``) or the values read."""
+        found: list[Converter] = []
+        for position, column in enumerate(columns):
+            kind = column.type
+            process = (
+                kind._cached_bind_processor(self.dialect)
+                if bind
+                else kind._cached_result_processor(self.dialect, None)
+            )
             if process is not None:
                 found.append((position, process))
         return found
@@ -168,16 +176,8 @@ class FastBulk(Bulk):
     def _bound(
         self, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]
     ) -> Sequence[Sequence[Any]]:
-        binders = self._binders(table, columns)
-        if not binders:
-            return rows
-        converted = []
-        for row in rows:
-            values = list(row)
-            for position, process in binders:
-                values[position] = process(values[position])
-            converted.append(values)
-        return converted
+        binders = self._processors((table.c[name] for name in columns), bind=True)
+        return [_converted(row, binders) for row in rows] if binders else rows
 
     def select_in(
         self, table: Table, columns: Sequence[str], key: str, keys: Iterable[Any]
@@ -200,40 +200,21 @@ class FastBulk(Bulk):
                 cursor.execute(f"SELECT {listed} FROM {table.name} WHERE {key} IN ({marks})", chunk)
                 found.extend(cursor.fetchall())
         cursor.close()
-        processors = [
-            (position, process)
-            for position, name in enumerate(columns)
-            if (process := table.c[name].type._cached_result_processor(self.dialect, None))
-        ]
-        if processors and found:
-            converted = []
-            for row in found:
-                values = list(row)
-                for position, process in processors:
-                    values[position] = process(values[position])
-                converted.append(tuple(values))
-            return converted
+        processors = self._processors((table.c[name] for name in columns), bind=False)
+        if processors:
+            return [_converted(row, processors) for row in found]
         return [tuple(row) for row in found] if self.postgresql else found
 
     def rows(self, query: Select[Any]) -> Iterator[Row]:
         compiled = query.compile(dialect=self.dialect)
         if compiled.params:
             raise ValueError("Bulk.rows takes a query without parameters")
-        processors = [
-            (position, process)
-            for position, column in enumerate(query.selected_columns)
-            if (process := column.type._cached_result_processor(self.dialect, None))
-        ]
+        processors = self._processors(query.selected_columns, bind=False)
         cursor = self._cursor()
         cursor.execute(str(compiled))
         while found := cursor.fetchmany(ROWS_FETCHED):
             for row in found:
-                if processors:
-                    values = list(row)
-                    for position, process in processors:
-                        values[position] = process(values[position])
-                    row = tuple(values)
-                yield tuple(row)
+                yield _converted(row, processors) if processors else tuple(row)
         cursor.close()
 
     def _insert_sql(self, table: Table, columns: Sequence[str]) -> str:
@@ -296,3 +277,11 @@ class FastBulk(Bulk):
             self._bound(table, (*columns, *keys), rows),
         )
         cursor.close()
+
+
+def _converted(row: Sequence[Any], processors: list[Converter]) -> Row:
+    """The row with the values at the processors' positions converted."""
+    values = list(row)
+    for position, process in processors:
+        values[position] = process(values[position])
+    return tuple(values)

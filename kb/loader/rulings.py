@@ -147,8 +147,7 @@ class Rulings:
         for card_id, ruling_id, published_on, position in found:
             if (card_id, ruling_id) in links:
                 existing[card_id, ruling_id] = _Link(published_on, position)
-            if card_id not in next_position or position >= next_position[card_id]:
-                next_position[card_id] = position + 1
+            next_position[card_id] = max(next_position[card_id], position + 1)
         new_rows: list[tuple[Any, ...]] = []
         for (card_id, ruling_id), record in links.items():
             old = existing.get((card_id, ruling_id))
