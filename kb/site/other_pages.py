@@ -67,6 +67,11 @@ class Family:
     resolve: Callable[[], list[Planned]]
     """Every page, the head first (its fingerprint is ``fingerprint``'s, taken once the cards'
     names are digested: a full build renders the pages before)."""
+    shortcut: Callable[[], str]
+    """A digest of more than the pages show, cheap to take (every card's names in every
+    locale, digested per card already): while it is the recorded one, so is the fingerprint,
+    which is then not taken (taking it reads every card's name in the locale). The head's
+    recorded fingerprint is the two: "shortcut fingerprint"."""
     pages: list[Planned] | None = None
     carried: dict[str, str] | None = None
     """The pages and fingerprints the previous site records, where the head's is unchanged."""
@@ -78,17 +83,18 @@ class Family:
 
     def fingerprints(self, recorded: dict[str, tuple[str, str]]) -> dict[str, str]:
         """Each page's fingerprint: as ``recorded`` (the previous site's) if the head's is."""
-        fingerprint = self.fingerprint()
-        if self.pages is None and recorded.get(self.head, ("", ""))[0] == fingerprint:
+        shortcut = self.shortcut()
+        old_shortcut, _, old = recorded.get(self.head, ("", ""))[0].partition(" ")
+        fingerprint = old if old_shortcut == shortcut else self.fingerprint()
+        head = f"{shortcut} {fingerprint}"
+        if self.pages is None and old == fingerprint:
             self.carried = {
-                path: entry[0]
-                for path, entry in recorded.items()
-                if path == self.head or path.startswith(self.folder)
+                path: entry[0] for path, entry in recorded.items() if path.startswith(self.folder)
             }
+            self.carried[self.head] = head  # its shortcut may be new, never its page
             return self.carried
         found = {
-            path: fingerprint if path == self.head else own
-            for path, own, _renderer in self.resolved()
+            path: head if path == self.head else own for path, own, _renderer in self.resolved()
         }
         # Only the stale pages' renderers are kept: each holds its cards, and every locale's
         # family is fingerprinted before any is staged.
@@ -249,14 +255,25 @@ def plan_other_pages(
             lambda: renderer.mechanic(mechanic, localized.some(locale, mechanic.card_ids)),
         )
 
+    # Every card's names in every locale (one digest per card, taken anyway): the A–Z pages'
+    # shortcut, the same for every locale.
+    every_name = cache(lambda: fingerprints.of("names", digest("\n".join(names))))
+    az_fingerprints: dict[str, str] = {}
+
     def az_fingerprint(locale: Locale) -> str:
         """What the locale's A–Z pages show, whole: every card's names in that locale (an edit
-        of a name in another locale leaves these pages, and their sorting, alone)."""
-        return fingerprints.of(locale.code, digest(encoded(localized.unsorted(locale))))
+        of a name in another locale leaves these pages, and their sorting, alone). Taken once,
+        while the locale's names are read (a full build renders the pages before)."""
+        found = az_fingerprints.get(locale.code)
+        if found is None:
+            names_here = encoded(localized.unsorted(locale))
+            found = az_fingerprints[locale.code] = fingerprints.of(locale.code, digest(names_here))
+        return found
 
     def az_pages(locale: Locale) -> list[Planned]:
         """The locale's A–Z page, then its sections' pages, each fingerprinted by what its
         template receives."""
+        az_fingerprint(locale)  # from the list the pages are made of
         cards = localized.every(locale)
         found = az.sections(cards.cards, cards.sections, locale)
         letters = az.letters(found)
@@ -299,6 +316,7 @@ def plan_other_pages(
                 folder,
                 partial(az_fingerprint, locale),
                 partial(az_pages, locale),
+                every_name,
             )
         )
         plan.add(Urls.changes(locale), changes, partial(changes_page, locale))
@@ -399,8 +417,13 @@ def stage_other_pages(
             if stale(entry[0]):
                 stage(*entry)
             continue
-        if entry.pages is None and entry.carried is not None and not any(map(stale, entry.carried)):
-            continue  # the previous site's pages, all in place
+        if (
+            entry.pages is None
+            and entry.carried is not None
+            and previous is not None
+            and all(map(previous.present, entry.carried))
+        ):
+            continue  # the previous site's pages, all in place (the head's shortcut aside)
         pages = entry.resolved()
         if any(renderer is _released and stale(path) for path, _own, renderer in pages):
             pages = entry.pages = entry.resolve()  # a page recorded unchanged, its file gone
