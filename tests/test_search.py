@@ -284,6 +284,32 @@ def test_a_build_that_fails_while_indexing_leaves_the_old_site_and_index(
     engine.dispose()
 
 
+@pytest.mark.parametrize("what", ["missing", "not a program"])
+def test_a_pagefind_binary_that_cannot_run_is_one_line(
+    tmp_path: Path, migrated_sqlite: Path, monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    engine = _store(tmp_path, migrated_sqlite, DATA)
+    engine.dispose()
+    binary = tmp_path / "bin" / "pagefind"
+    if what == "not a program":
+        binary.parent.mkdir()
+        binary.write_text("no program\n")  # not executable
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(binary))
+    args = ["--db", f"sqlite:///{tmp_path / 'kb.sqlite'}", "build", "--out", str(tmp_path / "s")]
+    failed = CliRunner().invoke(cli, args)
+    reason = "No such file or directory" if what == "missing" else "Permission denied"
+    assert (failed.exit_code, failed.output) == (
+        1,
+        f"kb: error: search index: cannot run pagefind {binary}: {reason}"
+        " (PAGEFIND_BINARY_PATH, or pip install 'pagefind[extended]')\n",
+    )
+    assert not (tmp_path / "s").exists()
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {
         os.path.relpath(path, folder): path.read_bytes()

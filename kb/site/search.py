@@ -301,12 +301,18 @@ class _Service:
         executable = get_executable()
         if executable is None:
             raise SearchIndexError("the pagefind binary is not installed (pagefind[extended])")
-        self.process = subprocess.Popen(
-            [str(executable), "--service"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+        try:
+            self.process = subprocess.Popen(
+                [str(executable), "--service"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError as error:  # PAGEFIND_BINARY_PATH pointing nowhere, or at no program
+            raise SearchIndexError(
+                f"search index: cannot run pagefind {executable}: {error.strerror}"
+                " (PAGEFIND_BINARY_PATH, or pip install 'pagefind[extended]')"
+            ) from None
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
 
     def _send(self, payload: dict[str, Any], awaited: bool = False) -> int:
