@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from realdata import DATA, realdata
 from sqlalchemy import update
+from sqlalchemy.engine import Engine
 
 from kb import schema
 from kb.engine import make_engine
@@ -178,6 +179,16 @@ def _mtimes(site: Path) -> dict[str, int]:
     }
 
 
+def _rename_three_steps_ahead(engine: Engine) -> None:
+    """Three Steps Ahead's German name edited, as any writer of the store would."""
+    with engine.begin() as connection:
+        connection.execute(
+            update(schema.card_names)
+            .where(schema.card_names.c.name == "Drei Schritte voraus")
+            .values(name="Drei Schritte voraus!")
+        )
+
+
 def test_an_incremental_build_renders_only_the_sections_that_changed(
     sqlite_url: str, tmp_path: Path
 ) -> None:
@@ -190,12 +201,7 @@ def test_an_incremental_build_renders_only_the_sections_that_changed(
 
     before = _mtimes(out)
     (out / "de/a-z/9.html").unlink()
-    with engine.begin() as connection:
-        connection.execute(
-            update(schema.card_names)
-            .where(schema.card_names.c.name == "Drei Schritte voraus")
-            .values(name="Drei Schritte voraus!")
-        )
+    _rename_three_steps_ahead(engine)
     renamed = build(engine, out)
     after = _mtimes(out)
     assert {path for path in after if after[path] != before.get(path)} == {
@@ -217,12 +223,7 @@ def test_a_name_edited_in_one_locale_sorts_that_locales_cards_alone(
     engine = make_engine(sqlite_url)
     run_import(engine, [DATA])
     out = build(engine, tmp_path / "site").out
-    with engine.begin() as connection:
-        connection.execute(
-            update(schema.card_names)
-            .where(schema.card_names.c.name == "Drei Schritte voraus")
-            .values(name="Drei Schritte voraus!")
-        )
+    _rename_three_steps_ahead(engine)
     sorted_whole: list[str] = []
     every = LocalizedCards.every
 
@@ -270,12 +271,7 @@ def test_the_a_to_z_pages_names_are_read_only_when_a_name_changed(
     edited = build(engine, out)
     assert read == [] and edited.written > 0
 
-    with engine.begin() as connection:
-        connection.execute(
-            update(schema.card_names)
-            .where(schema.card_names.c.name == "Drei Schritte voraus")
-            .values(name="Drei Schritte voraus!")
-        )
+    _rename_three_steps_ahead(engine)
     renamed = build(engine, out)
     assert read == [locale.code for locale in LOCALES]
     assert "Drei Schritte voraus!" in (out / "de/a-z/4.html").read_text("utf-8")
