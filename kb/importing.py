@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import queue as queues
+import signal
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -39,6 +41,8 @@ from kb.records import ParseError, Record
 # Below this much input, starting a parser process costs more than it saves.
 PARALLEL_PARSE_BYTES = 16 * 1024 * 1024
 QUEUED_BATCHES = 8
+WORKER_LOOKS = 1.0
+"""Seconds between looks at whether the parser process still runs while no batch comes."""
 
 Progress = Callable[[int, int], None]
 """Called with (bytes read since the last call, records loaded so far)."""
@@ -184,7 +188,7 @@ def _parsed_streams(items: list[InputFile]) -> Iterator[Iterator[Parsed]]:
     def received() -> Iterator[Parsed]:
         remaining = len(items)
         while remaining:
-            message = queue.get()
+            message = _next_message(queue, worker, items[len(items) - remaining])
             if isinstance(message, BaseException):
                 raise message
             remaining -= isinstance(message, ParsedFile)
@@ -195,6 +199,33 @@ def _parsed_streams(items: list[InputFile]) -> Iterator[Iterator[Parsed]]:
     finally:
         worker.terminate()
         worker.join()
+
+
+def _next_message(queue: Any, worker: Any, item: InputFile) -> Any:
+    """The parser process's next message. A process that ended without one (killed: by the
+    kernel for want of memory, say) would leave ``queue.get()`` waiting for ever: an error."""
+    while True:
+        try:
+            return queue.get(timeout=WORKER_LOOKS)
+        except queues.Empty:
+            if worker.exitcode is None:
+                continue
+        try:  # what it sent just before it ended
+            return queue.get(timeout=WORKER_LOOKS)
+        except queues.Empty:
+            code = worker.exitcode
+            how = f"exit status {code}" if code >= 0 else f"killed by {_signal_name(-code)}"
+            raise ChildProcessError(
+                f"{item.name}: the parser process ended while reading it ({how}); "
+                "nothing was imported"
+            ) from None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def run_import(

@@ -270,6 +270,57 @@ def test_import_killed_leaves_all_or_nothing(demo_store: Stores, corpus: Path) -
     assert "nothing" in outcomes  # the kills did land while the import was at work
 
 
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def test_import_whose_parser_process_is_killed_says_so_and_imports_nothing(
+    demo_store: Stores, tmp_path: Path
+) -> None:
+    """An input of 16 MB or more is parsed in a second process; killed (the kernel's answer to
+    a machine out of memory), kb import must not wait for it for ever: one line, exit 1, the
+    store as it was, and the same import then works."""
+    from kb.importing import PARALLEL_PARSE_BYTES
+
+    rules = tmp_path / "rules.txt"
+    line = b"A line of a rule's text.\n"  # no rule heading: nothing for the loader to do
+    rules.write_bytes(b"702.2. Deathtouch\n" + line * (4 * PARALLEL_PARSE_BYTES // len(line)))
+    url = demo_store.copy()
+    before = store_digest(url)
+    process = subprocess.Popen(
+        [str(KB), "--db", url, "import", str(rules)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    parser = []  # of kb's children, the parser (spawned), not multiprocessing's resource tracker
+    while not parser and process.poll() is None and time.monotonic() < deadline:
+        parser = [
+            child
+            for child in _children(process.pid)
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()
+        ]
+        time.sleep(0.005)
+    assert parser, "the parser process was never seen"
+    for child in parser:
+        os.kill(child, signal.SIGKILL)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (
+        1,
+        "",
+        f"kb: error: {rules}: the parser process ended while reading it (killed by "
+        "SIGKILL); nothing was imported\n",
+    )
+    assert store_digest(url) == before
+    assert_whole(url)
+    _run(_kb(url, "import", str(rules)))
+    demo_store.drop(url)
+
+
 def site_files(folder: Path) -> dict[str, str]:
     """Every file of a site but its manifest (which notes folder times), by path: its digest."""
     return {
