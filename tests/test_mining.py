@@ -6,7 +6,11 @@ import gzip
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kb.mining.mine import mine
+from kb.mining.packed import PackedTexts
 from kb.mining.samples import (
     PrintedRow,
     Sample,
@@ -369,3 +373,24 @@ def test_subtypes_in_another_order_align_by_the_single_ones_names() -> None:
         # Neither known: in order, as printed (which is wrong here, on one card's vote).
         ("Merfolk", "es"): "Hechicero",
     }
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(st.text(max_size=300), max_size=60),
+    step=st.integers(min_value=1, max_value=70),
+    more=st.lists(st.text(max_size=40), max_size=5),
+)
+def test_packed_texts_are_the_list_of_the_texts_appended(
+    texts: list[str], step: int, more: list[str]
+) -> None:
+    """The contrast keeps every text compressed (kb.mining.packed): read back, the same texts
+    as a list's, and texts may still be appended after a read."""
+    packed = PackedTexts()
+    for text in texts:
+        packed.append(text)
+    assert (len(packed), packed.every(step)) == (len(texts), [texts[::step]])
+    for text in more:
+        packed.append(text)
+    every = [*texts, *more]
+    assert packed.every(step, 1, 7) == [every[::step], every, every[::7]]

@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Final
 
+from kb.mining.packed import PackedTexts
 from kb.mining.samples import Sample
 from kb.mining.text import CJK_LOCALES, display_form, list_parts, without_reminder
 from kb.mining.votes import MinedName
@@ -42,8 +43,9 @@ _CJK_SEGMENT: Final = re.compile(r"[^\w]+|[\d０-９_a-zA-ZＸ]+")
 
 @dataclass(slots=True)
 class _Locale:
-    texts: list[str] = field(default_factory=list)
-    """Every sample's localized text, case-folded, for counting an n-gram among all cards."""
+    texts: PackedTexts = field(default_factory=PackedTexts)
+    """Every sample's localized text, case-folded, for counting an n-gram among all cards
+    (compressed: on the real corpus they would be the mining's largest part)."""
     mentions: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
     """keyword -> card -> the card's localized text as printed, for the cards whose English
     says it."""
@@ -231,15 +233,16 @@ class Background:
     n-th text): a first cut over ``FIRST_CUT_TEXTS`` of them by their n-grams, then counts of
     the few candidates left in ``COUNTED_TEXTS`` of them, scaled to the whole."""
 
-    def __init__(self, texts: list[str], locale: str) -> None:
+    def __init__(self, texts: PackedTexts, locale: str) -> None:
         self._total = len(texts)
         step = max(1, len(texts) // FIRST_CUT_TEXTS)
-        self._sampled = len(texts[::step])
-        self._counts: Counter[str] = Counter()
-        for text in texts[::step]:
-            self._counts.update(_grams(text, locale))
         self._step = max(1, len(texts) // COUNTED_TEXTS)
-        self._counted = "\x00".join(texts[:: self._step])
+        first_cut, counted = texts.every(step, self._step)
+        self._sampled = len(first_cut)
+        self._counts: Counter[str] = Counter()
+        for text in first_cut:
+            self._counts.update(_grams(text, locale))
+        self._counted = "\x00".join(counted)
 
     def precision(self, gram: str, count: int, total: int) -> float:
         estimated = self._counts[gram] * total / max(self._sampled, 1)
