@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -38,7 +39,8 @@ class Sample:
 
 
 def lines(text: str | None) -> tuple[str, ...]:
-    return tuple(line.strip() for line in (text or "").split("\n") if line.strip())
+    """The text's lines, stripped, without the empty ones."""
+    return tuple(filter(None, map(str.strip, (text or "").split("\n"))))
 
 
 def english_lines(
@@ -55,11 +57,12 @@ def english_lines(
     return printed
 
 
-@dataclass(frozen=True, slots=True)
-class PrintedRow:
+class PrintedRow(NamedTuple):
     """One row of the store's printed texts (issue 20 section 1) with what the miner needs
     beside it: the card's keywords (its keyword tags' English names) and the face's Oracle
-    text and type line, for when the printing's English is missing or laid out otherwise."""
+    text and type line, for when the printing's English is missing or laid out otherwise.
+    A named tuple: one is made per printed text (166,000 on the real corpus), and a frozen
+    dataclass takes three times as long to make."""
 
     card: str
     keywords: tuple[str, ...]
