@@ -15,6 +15,7 @@ import feedparser
 import html5lib
 import pytest
 from conftest import scryfall_ruling
+from markupsafe import Markup
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
@@ -24,6 +25,8 @@ from kb.locales import LOCALES
 from kb.site.build import BuildOptions, BuildResult, WatchState, build
 from kb.site.changes import FEED_LENGTH, recent_changes
 from kb.site.data import load_index
+from kb.site.feed import KeptEntries
+from kb.site.views import ChangeView
 from kb.site.watch import watch
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -291,6 +294,32 @@ def test_a_watching_build_refreshes_the_feeds_after_an_edit(
     for locale in LOCALES:
         path = f"{locale.folder}/feed.atom"
         assert (out / path).read_bytes() == (fresh / path).read_bytes()
+
+
+def test_a_watching_build_renders_only_the_new_entries(demo_store: Engine) -> None:
+    kept = KeptEntries()
+    rendered: list[str] = []
+
+    def render(change: ChangeView) -> Markup:
+        rendered.append(change.key)
+        return Markup(change.key)
+
+    def entries() -> list[Markup]:
+        with demo_store.connect() as connection:
+            recent = recent_changes(connection, load_index(connection))
+        return kept.entries(("de/feed.atom", LOCALES, ""), recent, render)
+
+    first = entries()
+    assert len(rendered) == len(first) == 33
+    edits.set_ruling_text(demo_store, "ann", _ruling_id(demo_store, SPREE_MODES), "Once.")
+    rendered.clear()
+    second = entries()
+    # The edit, and the two links of that ruling, which show its text: the others are kept.
+    assert rendered[0].startswith("revision ") and second[0] == rendered[0]
+    assert sorted(rendered[1:]) == sorted(key for key in first if key.startswith("ruling 2 "))
+    kept_ones = [entry for entry in second if entry not in rendered]
+    assert len(second) == len(first) + 1 and len(kept_ones) == len(first) - 2
+    assert all(any(entry is before for before in first) for entry in kept_ones)
 
 
 def _ruling_id(engine: Engine, text: str) -> int:

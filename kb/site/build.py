@@ -199,7 +199,7 @@ def _build(
                 engine, index, options.locales, site.languages, site.base_url, fingerprints,
                 mechanics, names, renderer,
                 kept.sitemaps(index, mechanics) if kept is not None else {}, full, translated,
-                manifest.pages,
+                manifest.pages, kept.feed_entries if kept is not None else None,
             )  # fmt: skip
             return plan, stage_other_pages(plan, None, manifest, stager) if full else []
 
@@ -211,7 +211,8 @@ def _build(
         other_fingerprints = plan.fingerprints()
         if not full:
             others_done = stage_other_pages(plan, other_fingerprints, manifest, stager)
-        deleted = manifest.cards.keys() - index.slugs  # cards the previous site has
+        # Cards the previous site has (index.slugs is a large site's 2 MB: a new one has none).
+        deleted = manifest.cards.keys() - index.slugs if manifest.cards else set()
         new = _new_manifest(
             index, options, cards_done, other_fingerprints, manifest, others_done,
             fingerprints.version, position, deleted,

@@ -82,58 +82,88 @@ def _urn(name: str) -> str:
 
 
 Href = Callable[[LocalizedCard], str]
-_Fragments = dict[bytes, Markup]
-_RENDERED: dict[tuple[str, Languages, str], _Fragments] = {}
-"""Each page's entries as it was last rendered (by page, site languages and base URL), by
-what each entry shows: a build that keeps running renders only the entries that are new or
-changed since its last build (a hundred entries in 22 pages take Jinja2 ~0.15 s)."""
-_ENCODED: list[tuple[RecentChanges, list[bytes]]] = []
-"""The last changes' encodings, made once for the 22 pages that show them."""
 
 
-def _encodings(recent: RecentChanges) -> list[bytes]:
-    if not _ENCODED or _ENCODED[0][0] is not recent:
-        _ENCODED[:] = [(recent, [encoded(change) for change in recent.changes])]
-    return _ENCODED[0][1]
+class KeptEntries:
+    """Each page's entries as a build that keeps running (``kb build --watch``) last rendered
+    them, by what each shows: its next build renders only the entries that are new or changed
+    (a hundred entries in 22 pages take Jinja2 ~0.15 s). A single build keeps none: its 22
+    pages' entries held to its end were a large site's ~9 MB."""
+
+    def __init__(self) -> None:
+        self._pages: dict[tuple[str, Languages, str], dict[bytes, Markup]] = {}
+        self._encoded: tuple[RecentChanges, list[bytes]] | None = None
+
+    def encodings(self, recent: RecentChanges) -> list[bytes]:
+        """The changes' encodings, made once for the 22 pages that show them."""
+        if self._encoded is None or self._encoded[0] is not recent:
+            self._encoded = recent, [encoded(change) for change in recent.changes]
+        return self._encoded[1]
+
+    def entries(
+        self,
+        key: tuple[str, Languages, str],
+        recent: RecentChanges,
+        render: Callable[[ChangeView], Markup],
+    ) -> list[Markup]:
+        """The page's entries, each as it was before when it shows the same."""
+        before = self._pages.get(key, {})
+        now: dict[bytes, Markup] = {}
+        encodings = self.encodings(recent)
+        for change, encoding in zip(recent.changes, encodings, strict=True):
+            if encoding not in now:
+                now[encoding] = before.get(encoding) or render(change)
+        self._pages[key] = now
+        return [now[encoding] for encoding in encodings]
 
 
 def _entries(
     path: str, recent: RecentChanges, locale: Locale, languages: Languages, base_url: str,
-    macro: str, href: Href,
+    macro: str, href: Href, kept: KeptEntries | None,
 ) -> list[Markup]:  # fmt: skip
-    """The page's entries, each rendered by ``macro`` of its template's macros, or as it was
-    before when it shows the same."""
+    """The page's entries, each rendered by ``macro`` of its template's macros (or as it was
+    before, ``kept``)."""
     env = environment(locale.code, languages)
-    render = getattr(env.get_template(_MACROS[macro]).module, macro)
-    key = (path, languages, base_url)
-    before = _RENDERED.get(key, {})
-    now: _Fragments = {}
-    for change, encoding in zip(recent.changes, _encodings(recent), strict=True):
-        if encoding not in now:
-            now[encoding] = before.get(encoding) or render(entry(change, locale), href)
-    _RENDERED[key] = now
-    return [now[encoding] for encoding in _encodings(recent)]
+    render_entry: Callable[[Entry, Href], Markup]
+    render_entry = getattr(env.get_template(_MACROS[macro]).module, macro)
+
+    def render(change: ChangeView) -> Markup:
+        return render_entry(entry(change, locale), href)
+
+    if kept is None:
+        return [render(change) for change in recent.changes]
+    return kept.entries((path, languages, base_url), recent, render)
 
 
 _MACROS = {"page_entry": "_changes.html", "feed_entry": "_feed.xml"}
 """The template of each macro that renders an entry."""
 
 
-def changes_page(recent: RecentChanges, locale: Locale, languages: Languages) -> Page:
-    """The locale's recent changes page."""
+def changes_page(
+    recent: RecentChanges, locale: Locale, languages: Languages, kept: KeptEntries | None = None
+) -> Page:
+    """The locale's recent changes page; ``kept``: the entries a build that keeps running
+    rendered before."""
     path = Urls.changes(locale)
 
     def href(card: LocalizedCard) -> str:
         return _in_folder(Urls.card(locale, card))
 
-    rendered = _entries(path, recent, locale, languages, "", "page_entry", href)
+    rendered = _entries(path, recent, locale, languages, "", "page_entry", href, kept)
     template = environment(locale.code, languages).get_template("changes.html")
     return Page(path, template.render(entries=rendered))
 
 
-def feed(recent: RecentChanges, locale: Locale, languages: Languages, base_url: str) -> Page:
+def feed(
+    recent: RecentChanges,
+    locale: Locale,
+    languages: Languages,
+    base_url: str,
+    kept: KeptEntries | None = None,
+) -> Page:
     """The locale's Atom feed; ``base_url``: the site's address ("" none: links relative to
-    the feed's folder, the locale's, where the recent changes page is too)."""
+    the feed's folder, the locale's, where the recent changes page is too); ``kept``: as for
+    ``changes_page``."""
     path = Urls.feed(locale)
     folder = f"{base_url}{locale.folder}/" if base_url else ""
 
@@ -151,7 +181,7 @@ def feed(recent: RecentChanges, locale: Locale, languages: Languages, base_url: 
             updated=atom_time(max(changed)) if changed else _NO_TIME,
             self_href=folder + _in_folder(path),
             page_href=folder + _in_folder(Urls.changes(locale)),
-            entries=_entries(path, recent, locale, languages, base_url, "feed_entry", href),
+            entries=_entries(path, recent, locale, languages, base_url, "feed_entry", href, kept),
         )
     )
     return Page(path, text)

@@ -221,6 +221,7 @@ def plan_other_pages(
     full: bool,
     coverage: Mapping[str, Coverage],
     recorded: dict[str, tuple[str, str]],
+    kept_entries: feed.KeptEntries | None = None,
 ) -> OtherPagesPlan:
     """The pages beside the card pages of the locales built (``full``: of a build that renders
     them all) of the site of these languages and base address ("" none).
@@ -229,7 +230,8 @@ def plan_other_pages(
     ``renderer`` renders the pages it can (from stencils); ``sitemap_fingerprints`` holds the
     sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them);
     ``coverage``: each translation locale's, which its home page states; ``recorded``: the
-    previous site's other pages, path → (fingerprint, hash)."""
+    previous site's other pages, path → (fingerprint, hash); ``kept_entries``: the feeds'
+    and recent changes pages' entries, kept by a build that keeps running."""
     plan = OtherPagesPlan(recorded)
     localized = LocalizedCards(engine, index, locales)
     plan.after_staging(localized.forget)
@@ -288,19 +290,32 @@ def plan_other_pages(
         ]
         return pages
 
-    @cache
+    read: list[RecentChanges] = []
+
     def recent() -> RecentChanges:
-        with reading(engine) as connection:
-            return recent_changes(connection, index)
+        if not read:
+            with reading(engine) as connection:
+                read.append(recent_changes(connection, index))
+        return read[0]
 
     # What the feeds and recent changes pages receive, whole: the same in every locale.
     changes = cache(lambda: fingerprints.of(encoded(recent())))
 
+    def forget_changes() -> None:
+        """Let the changes go once their pages are staged (a large site's ~5 MB: a ruling
+        edited may stand on hundreds of cards, each with its names), their fingerprint
+        taken first: a full build takes the fingerprints after staging."""
+        if read:
+            changes()
+            read.clear()
+
+    plan.after_staging(forget_changes)
+
     def changes_page(locale: Locale) -> Page:
-        return feed.changes_page(recent(), locale, languages)
+        return feed.changes_page(recent(), locale, languages, kept_entries)
 
     def feed_page(locale: Locale) -> Page:
-        return feed.feed(recent(), locale, languages, base_url)
+        return feed.feed(recent(), locale, languages, base_url, kept_entries)
 
     for locale in locales:
         shown = coverage.get(locale.code)

@@ -9,6 +9,7 @@ from sqlalchemy.engine import Connection
 
 from kb.locales import LOCALES
 from kb.site.data import update_index
+from kb.site.feed import KeptEntries
 from kb.site.manifest import Manifest
 from kb.site.output import MANIFEST, live_root
 from kb.site.render import Languages, Renderer
@@ -62,6 +63,14 @@ class WatchState:
     """The code version (Fingerprints.version) of the process's first build."""
     languages: Languages = LOCALES
     """The site's locales as of the last build (whose page frames the watcher prepares)."""
+    _feed_entries: KeptEntries | None = None
+
+    @property
+    def feed_entries(self) -> KeptEntries:
+        """The feeds' and recent changes pages' entries as last rendered."""
+        if self._feed_entries is None:
+            self._feed_entries = KeptEntries()
+        return self._feed_entries
 
     def same_code(self, version: str) -> None:
         """Refuse to build with templates and code that changed on disk since this process
