@@ -164,11 +164,12 @@ class MinedNames:
         for card_id, mechanic_id, name in self.state.connection.execute(query):
             keywords.setdefault(card_id, []).append(name)
             by_name[name] = mechanic_id
-        mined = mine(from_printed_rows(self._rows(keywords)))
+        # One tuple per card, which its printed texts' samples share.
+        mined = mine(from_printed_rows(self._rows({k: tuple(v) for k, v in keywords.items()})))
         self._write_mechanic_names(mined, by_name)
         self._write_type_names(mined)
 
-    def _rows(self, keywords: dict[int, list[str]]) -> Iterator[PrintedRow]:
+    def _rows(self, keywords: dict[int, tuple[str, ...]]) -> Iterator[PrintedRow]:
         text, face = printed_texts, card_faces
         query = (
             select(
@@ -189,20 +190,23 @@ class MinedNames:
             .outerjoin(face, and_(face.c.card_id == text.c.card_id, face.c.position == text.c.face))
             .order_by(text.c.card_id, text.c.locale, text.c.face)
         )
+        dates: dict[object, str | None] = {None: None}  # a few hundred release dates
         for row in self.state.bulk.rows(query):  # every printed text: the DBAPI's rows
-            released = row[9]
-            yield PrintedRow(
-                card=row[1],
-                keywords=tuple(keywords.get(row[0], ())),
-                locale=row[2],
-                text=row[3],
-                type_line=row[4],
-                english_text=row[5],
-                english_type_line=row[6],
-                oracle_text=row[7],
-                oracle_type_line=row[8],
-                released_on=released.isoformat() if released is not None else None,
-                printing=f"{row[10] or ''} {row[11] or ''}".strip(),
+            released = dates.get(row[9])
+            if released is None and row[9] is not None:
+                released = dates[row[9]] = row[9].isoformat()
+            yield PrintedRow(  # by position: keywords cost a named tuple a third more
+                row[1],  # card
+                keywords.get(row[0], ()),
+                row[2],  # locale
+                row[3],  # text
+                row[4],  # type_line
+                row[5],  # english_text
+                row[6],  # english_type_line
+                row[7],  # oracle_text
+                row[8],  # oracle_type_line
+                released,
+                f"{row[10] or ''} {row[11] or ''}".strip(),  # printing
             )
 
     def _write_mechanic_names(self, mined: Mined, by_name: dict[str, int]) -> None:

@@ -61,6 +61,8 @@ class Contrast:
         self._starts: Counter[str] = Counter()
         self._listed: Counter[str] = Counter()
         self._counted: set[tuple[str, str]] = set()
+        self._word_starts: dict[str, re.Pattern[str]] = {}
+        """Per keyword, case-folded: the pattern of it as a word's start."""
 
     def add(self, sample: Sample) -> None:
         if not sample.localized:
@@ -85,8 +87,14 @@ class Contrast:
                 self._starts[keyword] += keyword in starting
             folded = keyword.casefold()
             # As a word's start: "landwalk" is not in "islandwalk", "mill" is in "mills".
-            if folded in english and re.search(r"\b" + re.escape(folded), english):
+            if folded in english and self._word_start(folded).search(english):
                 into.mentions[keyword].setdefault(sample.card, printed)
+
+    def _word_start(self, folded: str) -> re.Pattern[str]:
+        pattern = self._word_starts.get(folded)
+        if pattern is None:
+            pattern = self._word_starts[folded] = re.compile(r"\b" + re.escape(folded))
+        return pattern
 
     def actions(self) -> set[str]:
         return {
@@ -243,11 +251,16 @@ class Background:
         for text in first_cut:
             self._counts.update(_grams(text, locale))
         self._counted = "\x00".join(counted)
+        self._occurrences: dict[str, int] = {}
 
     def precision(self, gram: str, count: int, total: int) -> float:
         estimated = self._counts[gram] * total / max(self._sampled, 1)
         return count / max(estimated, count)
 
     def occurrences(self, gram: str) -> int:
-        """About how often the n-gram occurs in all the locale's texts."""
-        return self._counted.count(gram) * self._step
+        """About how often the n-gram occurs in all the locale's texts (counted once: the
+        keywords of a locale share candidates)."""
+        found = self._occurrences.get(gram)
+        if found is None:
+            found = self._occurrences[gram] = self._counted.count(gram) * self._step
+        return found

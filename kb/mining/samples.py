@@ -9,7 +9,6 @@ source), keeping per card, locale and face the most recent printing, as the stor
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,8 +18,10 @@ from kb.importers.streams import iter_inputs, open_input
 from kb.locales import canonical_locale
 
 
-@dataclass(frozen=True, slots=True)
-class Sample:
+class Sample(NamedTuple):
+    """A named tuple, as ``PrintedRow``: one is made per printed text, and a frozen
+    dataclass sets each field through ``object.__setattr__`` (a fifth of reading the rows)."""
+
     card: str
     """The Oracle card (its English name): one card, one vote."""
     keywords: tuple[str, ...]

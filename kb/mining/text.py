@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
+from collections.abc import Iterable
 from typing import Final
 
 CJK_LOCALES: Final = frozenset({"ja", "zh-Hans", "zh-Hant"})
@@ -53,7 +55,9 @@ def joined(parts: tuple[str, ...], locale: str) -> str:
     return "".join(parts) if locale in CJK_LOCALES else " ".join(parts)
 
 
-def display_form(forms: list[str]) -> str:
-    """The name as printed most often, with its first letter capitalized as a line starts."""
-    best = max(sorted(set(forms)), key=forms.count)
+def display_form(forms: Iterable[str]) -> str:
+    """The name as printed most often (the first in code point order of a tie), with its
+    first letter capitalized as a line starts."""
+    counts = Counter(forms)
+    best = max(sorted(counts), key=counts.__getitem__)
     return best[:1].upper() + best[1:]

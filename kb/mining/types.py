@@ -123,10 +123,7 @@ class TypeLines:
                 )
 
     def results(self, minimum: int = 1) -> list[MinedName]:
-        single = {
-            (name.mechanic, name.locale): name.name.casefold()
-            for name in self.types.results("type")
-        }
+        single = self.types.winners()
         for card, locale, released, subtypes, localized in self._several:
             for subtype, name in _aligned(subtypes, localized, locale, single):
                 self.types.cast(subtype, locale, card, name, released)

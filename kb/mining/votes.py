@@ -6,6 +6,7 @@ voted at all, and the runner-up, so that an editor sees a split vote at a glance
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -79,10 +80,38 @@ class Ballots:
         ]
         return sorted(mined, key=lambda name: (name.mechanic, name.locale))
 
+    def winners(self) -> dict[tuple[str, str], str]:
+        """Each vote's winning name (``results``' ``name``), case-folded, by (mechanic,
+        locale): what aligning the type lines of several subtypes needs, without the rest
+        of each tally."""
+        return {
+            key: display_form(ballot.form for _, ballot in _ranked(votes)[0]).casefold()
+            for key, votes in self._votes.items()
+            if votes
+        }
+
 
 def tally(mechanic: str, locale: str, votes: dict[str, Ballot], method: str) -> MinedName:
     """The name most cards voted for; a tie goes to the name of the newer printings (a
     translation that changed: the current one), then to the first in code point order."""
+    ranked = _ranked(votes)
+    winner = ranked[0]
+    runner_up = ranked[1] if len(ranked) > 1 else []
+    return MinedName(
+        mechanic=mechanic,
+        locale=locale,
+        name=display_form(ballot.form for _, ballot in winner),
+        cards=len(winner),
+        voters=len(votes),
+        method=method,
+        runner_up=display_form(ballot.form for _, ballot in runner_up) if runner_up else None,
+        runner_up_cards=len(runner_up),
+        examples=tuple(heapq.nsmallest(3, (card for card, _ in winner))),
+    )
+
+
+def _ranked(votes: dict[str, Ballot]) -> list[list[tuple[str, Ballot]]]:
+    """The cards' ballots grouped by name, the winner first (see ``tally``)."""
     by_key: dict[str, list[tuple[str, Ballot]]] = defaultdict(list)
     for card, ballot in votes.items():
         by_key[ballot.key].append((card, ballot))
@@ -92,20 +121,7 @@ def tally(mechanic: str, locale: str, votes: dict[str, Ballot], method: str) -> 
         newest = max(ballot.released for _, ballot in ballots)
         return (len(ballots), newest, _reverse(key))
 
-    ranked = sorted(by_key, key=rank, reverse=True)
-    winner = by_key[ranked[0]]
-    runner_up = by_key[ranked[1]] if len(ranked) > 1 else []
-    return MinedName(
-        mechanic=mechanic,
-        locale=locale,
-        name=display_form([ballot.form for _, ballot in winner]),
-        cards=len(winner),
-        voters=len(votes),
-        method=method,
-        runner_up=display_form([ballot.form for _, ballot in runner_up]) if runner_up else None,
-        runner_up_cards=len(runner_up),
-        examples=tuple(sorted(card for card, _ in winner)[:3]),
-    )
+    return [by_key[key] for key in sorted(by_key, key=rank, reverse=True)]
 
 
 def _reverse(text: str) -> str:
