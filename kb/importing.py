@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
-from kb import changelog, schema
+from kb import changelog, collector, schema
 from kb.batches import BATCH_SIZE, chunks
 from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
@@ -164,9 +164,10 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
 def _parse_in_worker(items: list[InputFile], queue: Any) -> None:
     """The worker process: parse every streamed file in order, errors included, into ``queue``."""
     try:
-        for item in items:
-            for parsed in _parse_stream(item):
-                queue.put(parsed)
+        with collector.paused():  # a set file's parsed JSON: many objects, no cycles
+            for item in items:
+                for parsed in _parse_stream(item):
+                    queue.put(parsed)
     except ParseError as error:
         queue.put(error)
     except BaseException:  # a bug: show it where the user looks, not in a silent worker
@@ -245,7 +246,7 @@ def run_import(
         if progress is not None:
             progress(bytes_read, records_loaded)
 
-    with engine.begin() as connection:
+    with collector.paused(), engine.begin() as connection:  # the loader's keys: no cycles
         skipped = set() if options.force else _imported_before(connection, streamed)
         loading = len(skipped) < len(files)
         if loading:
