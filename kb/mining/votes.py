@@ -85,9 +85,7 @@ class Ballots:
         locale): what aligning the type lines of several subtypes needs, without the rest
         of each tally."""
         return {
-            key: display_form(ballot.form for _, ballot in _ranked(votes)[0]).casefold()
-            for key, votes in self._votes.items()
-            if votes
+            key: _name(_ranked(votes)[0]).casefold() for key, votes in self._votes.items() if votes
         }
 
 
@@ -100,11 +98,11 @@ def tally(mechanic: str, locale: str, votes: dict[str, Ballot], method: str) -> 
     return MinedName(
         mechanic=mechanic,
         locale=locale,
-        name=display_form(ballot.form for _, ballot in winner),
+        name=_name(winner),
         cards=len(winner),
         voters=len(votes),
         method=method,
-        runner_up=display_form(ballot.form for _, ballot in runner_up) if runner_up else None,
+        runner_up=_name(runner_up) if runner_up else None,
         runner_up_cards=len(runner_up),
         examples=tuple(heapq.nsmallest(3, (card for card, _ in winner))),
     )
@@ -122,6 +120,11 @@ def _ranked(votes: dict[str, Ballot]) -> list[list[tuple[str, Ballot]]]:
         return (len(ballots), newest, _reverse(key))
 
     return [by_key[key] for key in sorted(by_key, key=rank, reverse=True)]
+
+
+def _name(ballots: list[tuple[str, Ballot]]) -> str:
+    """The name a group of ballots (one name, case-folded) is shown by."""
+    return display_form(ballot.form for _, ballot in ballots)
 
 
 def _reverse(text: str) -> str:

@@ -290,13 +290,10 @@ def plan_other_pages(
         ]
         return pages
 
-    read: list[RecentChanges] = []
-
+    @cache
     def recent() -> RecentChanges:
-        if not read:
-            with reading(engine) as connection:
-                read.append(recent_changes(connection, index))
-        return read[0]
+        with reading(engine) as connection:
+            return recent_changes(connection, index)
 
     # What the feeds and recent changes pages receive, whole: the same in every locale.
     changes = cache(lambda: fingerprints.of(encoded(recent())))
@@ -305,9 +302,9 @@ def plan_other_pages(
         """Let the changes go once their pages are staged (a large site's ~5 MB: a ruling
         edited may stand on hundreds of cards, each with its names), their fingerprint
         taken first: a full build takes the fingerprints after staging."""
-        if read:
+        if recent.cache_info().currsize:
             changes()
-            read.clear()
+            recent.cache_clear()
 
     plan.after_staging(forget_changes)
 
