@@ -162,6 +162,8 @@ def _build(
         changed = changelog.changed_cards(connection, since, position) if since else None
         updated = kept.updated_index(connection, changed) if kept is not None else None
         index = updated or load_index(connection)
+        if kept is not None:
+            kept.az_names.begin(index, changed, options.locales)
         # Read whole each build (one aggregate): a translation of a ruling on no card is not
         # in the change log, and the next build states it all the same.
         translated = coverage(connection)
@@ -195,6 +197,7 @@ def _build(
                 mechanics, names, renderer,
                 kept.sitemaps(index, mechanics) if kept is not None else {}, full, translated,
                 manifest.pages, kept.feed_entries if kept is not None else None,
+                kept.az_names if kept is not None else None,
             )  # fmt: skip
             return plan, stage_other_pages(plan, None, manifest, stager) if full else []
 

@@ -15,6 +15,7 @@ from kb.site import az, feed, render
 from kb.site.changes import recent_changes
 from kb.site.data import localized_cards
 from kb.site.fingerprints import Fingerprints, digest, encoded
+from kb.site.kept_names import KeptNames
 from kb.site.manifest import Manifest
 from kb.site.reading import reading
 from kb.site.render import (
@@ -72,6 +73,9 @@ class Family:
     locale, digested per card already): while it is the recorded one, so is the fingerprint,
     which is then not taken (taking it reads every card's name in the locale). The head's
     recorded fingerprint is the two: "shortcut fingerprint"."""
+    taken_anyway: bool = False
+    """The fingerprint is taken even while the shortcut is the recorded one: a build that
+    keeps running takes each locale's once, to keep it (kb.site.kept_names)."""
     pages: list[Planned] | None = None
     carried: dict[str, str] | None = None
     """The pages and fingerprints the previous site records, where the head's is unchanged."""
@@ -85,7 +89,8 @@ class Family:
         """Each page's fingerprint: as ``recorded`` (the previous site's) if the head's is."""
         shortcut = self.shortcut()
         old_shortcut, _, old = recorded.get(self.head, ("", ""))[0].partition(" ")
-        fingerprint = old if old_shortcut == shortcut else self.fingerprint()
+        same = old_shortcut == shortcut and not self.taken_anyway
+        fingerprint = old if same else self.fingerprint()
         head = f"{shortcut} {fingerprint}"
         if self.pages is None and old == fingerprint:
             self.carried = {
@@ -199,8 +204,12 @@ class LocalizedCards:
             self._some = None
             positions = sorted(self.index.positions[card_id] for card_id in ids)
             cards = [self.index.cards[position] for position in positions]
-            self._some = ids, self._read(cards, [built.code for built in self.locales])
+            self._some = ids, self.in_every_locale(cards)
         return CardList(self._some[1][locale.code], locale)
+
+    def in_every_locale(self, cards: Sequence[CardEntry]) -> dict[str, list[LocalizedCard]]:
+        """These cards in every locale built."""
+        return self._read(cards, [locale.code for locale in self.locales])
 
     def _read(self, cards: Sequence[CardEntry], codes: list[str]) -> dict[str, list[LocalizedCard]]:
         with reading(self.engine) as connection:
@@ -222,6 +231,7 @@ def plan_other_pages(
     coverage: Mapping[str, Coverage],
     recorded: dict[str, tuple[str, str]],
     kept_entries: feed.KeptEntries | None = None,
+    kept_names: KeptNames | None = None,
 ) -> OtherPagesPlan:
     """The pages beside the card pages of the locales built (``full``: of a build that renders
     them all) of the site of these languages and base address ("" none).
@@ -231,7 +241,8 @@ def plan_other_pages(
     sitemaps' fingerprints, by path, once taken (a build that keeps running keeps them);
     ``coverage``: each translation locale's, which its home page states; ``recorded``: the
     previous site's other pages, path → (fingerprint, hash); ``kept_entries``: the feeds'
-    and recent changes pages' entries, kept by a build that keeps running."""
+    and recent changes pages' entries, ``kept_names`` the A–Z pages' fingerprints, kept by a
+    build that keeps running."""
     plan = OtherPagesPlan(recorded)
     localized = LocalizedCards(engine, index, locales)
     plan.after_staging(localized.forget)
@@ -267,9 +278,14 @@ def plan_other_pages(
         of a name in another locale leaves these pages, and their sorting, alone). Taken once,
         while the locale's names are read (a full build renders the pages before)."""
         found = az_fingerprints.get(locale.code)
+        if found is None and kept_names is not None:
+            found = kept_names.unchanged(locale, localized.in_every_locale)
         if found is None:
-            names_here = encoded(localized.unsorted(locale))
-            found = az_fingerprints[locale.code] = fingerprints.of(locale.code, digest(names_here))
+            cards = localized.unsorted(locale)
+            found = fingerprints.of(locale.code, digest(encoded(cards)))
+            if kept_names is not None:
+                kept_names.taken(locale, found, cards)
+        az_fingerprints[locale.code] = found
         return found
 
     def az_pages(locale: Locale) -> list[Planned]:
@@ -329,6 +345,7 @@ def plan_other_pages(
                 partial(az_fingerprint, locale),
                 partial(az_pages, locale),
                 every_name,
+                kept_names is not None and kept_names.missing(locale),
             )
         )
         plan.add(Urls.changes(locale), changes, partial(changes_page, locale))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy.engine import Connection
@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 from kb.locales import LOCALES
 from kb.site.data import update_index
 from kb.site.feed import KeptEntries
+from kb.site.kept_names import KeptNames
 from kb.site.manifest import Manifest
 from kb.site.output import MANIFEST, live_root
 from kb.site.render import Languages, Renderer
@@ -64,6 +65,8 @@ class WatchState:
     languages: Languages = LOCALES
     """The site's locales as of the last build (whose page frames the watcher prepares)."""
     _feed_entries: KeptEntries | None = None
+    az_names: KeptNames = field(default_factory=KeptNames)
+    """Each locale's A–Z fingerprint, with what tells whether an edit changed it."""
 
     @property
     def feed_entries(self) -> KeptEntries:
@@ -125,6 +128,7 @@ class WatchState:
     def keep(self, built: FinishedBuild) -> None:
         """Keep what a build read and left."""
         self.index = built.index
+        self.az_names.finished()
         self.languages = built.languages
         self._names = built.names
         if built.in_file:
