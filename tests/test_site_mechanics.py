@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from realdata import DATA, realdata
+from sqlalchemy import update
 from sqlalchemy.engine import Engine
 
+from kb import schema
 from kb.importing import run_import
 from kb.site.build import build
 
@@ -31,3 +33,33 @@ def test_the_home_page_lists_mechanics_by_kind(engine: Engine, tmp_path: Path) -
     others = home.index("<h3>Weitere Begriffe</h3>")
     assert abilities < home.index("mechanics/spree.html") < others
     assert others < home.index("mechanics/outlaw.html")
+
+
+def test_a_mechanics_rule_text_or_kind_edited_renders_its_pages_again(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """A mechanic's fingerprint is its view as templates receive it, whole: a rule text or a
+    kind edited in the store (kb import of newer rules, an editor's SQL) reaches the mechanic's
+    pages and the home pages in an incremental build, as a full build shows them. (The rule text
+    and the kind were once left out of it, and their pages stayed as they were.)"""
+    out = _site(engine, tmp_path)
+    with engine.begin() as connection:
+        connection.execute(
+            update(schema.mechanics)
+            .where(schema.mechanics.c.slug == "spree")
+            .values(rule_text="702.172a Spree, as the rules now say it.")
+        )
+        connection.execute(
+            update(schema.mechanics)
+            .where(schema.mechanics.c.slug == "outlaw")
+            .values(kind="keyword_action")
+        )
+    edited = build(engine, out)
+    assert edited.written == 2 * 11  # spree's page and the home page in each locale
+    assert "702.172a Spree, as the rules now say it." in (
+        out / "ja/mechanics/spree.html"
+    ).read_text("utf-8")
+    full = build(engine, tmp_path / "full").out
+    assert {path.relative_to(out): path.read_bytes() for path in out.rglob("*.html")} == {
+        path.relative_to(full): path.read_bytes() for path in full.rglob("*.html")
+    }

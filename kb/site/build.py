@@ -167,9 +167,7 @@ def _build(
         # Read whole each build (one aggregate): a translation of a ruling on no card is not
         # in the change log, and the next build states it all the same.
         translated = coverage(connection)
-    mechanics = fingerprints.of(
-        sorted((m.key, m.slug, sorted(m.names.items())) for m in index.mechanics.values())
-    )
+    mechanics = fingerprints.mechanics(index.mechanics.values())
     renderer = kept.renderer(site.languages) if kept is not None else Renderer(site.languages)
     built = tuple(LOCALES.index(locale) for locale in options.locales)
     count = len(index.cards)

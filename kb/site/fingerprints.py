@@ -7,6 +7,7 @@ incremental build renders only the pages whose fingerprint changed."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,8 @@ import orjson
 from kb.resources import resource_dir
 from kb.site import render
 from kb.site.render import Languages
-from kb.site.views import CardEntry, CardView
+from kb.site.stencils import shown
+from kb.site.views import CardEntry, CardView, MechanicView
 
 HASH_LENGTH = 20
 """Hashes in the manifest: the first 80 bits of a SHA-256, in hexadecimal. SHA-256 rather than
@@ -71,6 +73,12 @@ class Fingerprints:
         """What a link to the card shows in any locale (a digest: the index and mechanic pages
         fingerprint every card's names)."""
         return digest(repr((card.slug, card.name, sorted(card.names.items()))))
+
+    def mechanics(self, mechanics: Iterable[MechanicView]) -> str:
+        """What pages show of every mechanic (the home page lists them by kind, a mechanic's
+        page shows its own name, rule and rule text): each view as templates receive it,
+        whole. Its cards and general rulings, which templates receive apart, are not in it."""
+        return self.of(encoded([shown(mechanic) for mechanic in mechanics]))
 
     def page(self, context: dict[str, object]) -> str:
         """What a page shows whose template receives ``context``, whole."""

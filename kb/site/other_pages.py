@@ -254,9 +254,8 @@ def plan_other_pages(
         mechanic = index.mechanics[key]
         positions = index.positions
         return fingerprints.of(
-            mechanic_list,
+            mechanic_list,  # the mechanic's own view among the others'
             mechanic.key,
-            mechanic.rule,
             encoded(mechanic.general_rulings),
             [names[positions[card_id]] for card_id in mechanic.card_ids],
         )

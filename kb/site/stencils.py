@@ -214,6 +214,11 @@ def _fields(kind: type) -> _Fields:
     return found
 
 
+def shown(view: Any) -> tuple[Any, ...]:
+    """A view's fields as templates receive them (rule 4), in order."""
+    return tuple(_fields(type(view))[1](view))
+
+
 _PLAIN = frozenset({type(None), bool})
 _LEAVES = frozenset({int, float, dt.date, Markup})
 
