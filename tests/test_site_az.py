@@ -21,8 +21,8 @@ from kb.site import az
 from kb.site.build import BuildOptions, WatchState, build
 from kb.site.collation import sectioned
 from kb.site.other_pages import LocalizedCards
-from kb.site.render import CardList
-from kb.site.views import LocalizedCard
+from kb.site.render import CardList, Page, Renderer
+from kb.site.views import LocalizedCard, MechanicView
 
 REAL_SETS = ("ELD.json.gz", "KHM.json.gz", "ISD.json.gz", "M21.json.gz")
 MAX_PAGE = 200_000
@@ -306,7 +306,8 @@ def test_a_watching_build_reads_only_the_names_of_the_locales_renamed_in(
     """A build that keeps running keeps each locale's A–Z fingerprint with a term per card
     (kb.site.kept_names): after a rename it reads the changed cards in every locale, and the
     whole list of names of the locales they were renamed in alone (on the real corpus, 11 reads
-    of 23,000 names were most of a German rename's time). Its pages stay a full build's."""
+    of 23,000 names were most of a German rename's time); the renamed card's mechanics' pages
+    are rendered in those locales alone. Its pages stay a full build's."""
     engine = make_engine(sqlite_url)
     run_import(engine, [DATA])
     read: list[str] = []
@@ -318,6 +319,14 @@ def test_a_watching_build_reads_only_the_names_of_the_locales_renamed_in(
         return unsorted(self, locale)
 
     monkeypatch.setattr(LocalizedCards, "unsorted", spied)
+    spree_pages: list[str] = []  # the locales of spree's pages rendered
+    mechanic = Renderer.mechanic
+
+    def spied_mechanic(self: Renderer, view: MechanicView, cards: CardList) -> Page:
+        spree_pages.append(cards.locale.code)
+        return mechanic(self, view, cards)
+
+    monkeypatch.setattr(Renderer, "mechanic", spied_mechanic)
     kept = WatchState()
     out = build(engine, tmp_path / "site", kept=kept).out
     assert read == [locale.code for locale in LOCALES]
@@ -331,14 +340,15 @@ def test_a_watching_build_reads_only_the_names_of_the_locales_renamed_in(
             ).scalar_one()
             for locale in ("fr", "it")
         )
-    edits = [
-        ({"de": "Drei Schritte voraus!"}, ["de"]),
-        ({"de": "Drei Schritte voraus"}, ["de"]),  # as it was: German read again, and the same
-        ({"fr": f"{french} (fr)", "it": f"{italian} (it)"}, ["fr", "it"]),
-        ({"fr": french}, ["fr"]),
-        ({}, []),  # a ruling edited: no name changed, no list read
+    every = [locale.code for locale in LOCALES]
+    edits = [  # Three Steps Ahead has spree: its mechanic page lists it in each locale
+        ({"de": "Drei Schritte voraus!"}, ["de"], ["de"]),
+        ({"de": "Drei Schritte voraus"}, ["de"], ["de"]),  # as it was: read again, the same
+        ({"fr": f"{french} (fr)", "it": f"{italian} (it)"}, ["fr", "it"], ["fr", "it"]),
+        ({"fr": french}, ["fr"], ["fr"]),
+        ({}, [], every),  # a general ruling of spree edited: no name changed, no list read
     ]
-    for number, (names, renamed_in) in enumerate(edits):
+    for number, (names, renamed_in, spree_in) in enumerate(edits):
         if names:
             _rename(engine, "Three Steps Ahead", names)
         else:
@@ -349,8 +359,9 @@ def test_a_watching_build_reads_only_the_names_of_the_locales_renamed_in(
                     .values(text=schema.rulings.c.text + " (Edited.)")
                 )
         read.clear()
+        spree_pages.clear()
         assert build(engine, out, kept=kept).written > 0
-        assert read == renamed_in, names
+        assert (read, spree_pages) == (renamed_in, spree_in), names
         full = build(engine, tmp_path / f"full-{number}").out
         pages = {path.relative_to(out): path.read_bytes() for path in out.rglob("*.html")}
         assert pages == {path.relative_to(full): path.read_bytes() for path in full.rglob("*.html")}

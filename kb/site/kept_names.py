@@ -16,7 +16,7 @@ adopted when a build finishes: a build that fails leaves the last finished one's
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kb.locales import Locale
@@ -49,6 +49,7 @@ class KeptNames:
     _locales: frozenset[str] = frozenset()
     _read: dict[str, list[LocalizedCard]] | None = None
     """The changed cards in every locale built, once read."""
+    _renamed_in: dict[str, set[int]] = field(default_factory=dict)
 
     def begin(self, index: SiteIndex, changed: set[int] | None, locales: Sequence[Locale]) -> None:
         """A build of ``index``'s cards in ``locales`` starts; ``changed``: the cards the change
@@ -56,7 +57,7 @@ class KeptNames:
         self._building = {}
         self._index, self._changed = index, changed
         self._locales = frozenset(locale.code for locale in locales)
-        self._read = None
+        self._read, self._renamed_in = None, {}
 
     def missing(self, locale: Locale) -> bool:
         """Whether no record of the locale is kept for this build's cards: its fingerprint is
@@ -67,20 +68,37 @@ class KeptNames:
 
     def unchanged(self, locale: Locale, read: ReadChanged) -> str | None:
         """The locale's kept fingerprint if none of the changed cards changed in it (then kept
-        for this build too); None if it may have, or nothing is kept."""
+        for this build too); None if one did, or nothing is kept."""
+        if self._renamed(locale, read) != set():
+            return None
+        record = self._building[locale.code] = self._kept[locale.code]
+        return record.fingerprint
+
+    def none_renamed(self, locale: Locale, card_ids: Iterable[int], read: ReadChanged) -> bool:
+        """Whether none of these cards changed in the locale since the last finished build
+        (False if that is not known): a page that lists them in the locale alone, and whose
+        other input is the same, is still as that build left it."""
+        renamed = self._renamed(locale, read)
+        return renamed is not None and renamed.isdisjoint(card_ids)
+
+    def _renamed(self, locale: Locale, read: ReadChanged) -> set[int] | None:
+        """The changed cards whose entry in the locale is not the kept one (None: unknown)."""
         if self.missing(locale) or self._changed is None:  # any card may have changed
             return None
-        record, index = self._kept[locale.code], self._index
-        assert index is not None
-        positions = sorted(index.positions[card] for card in self._changed)
-        if self._read is None:
-            self._read = read([index.cards[position] for position in positions])
-        now = self._read[locale.code]
-        for position, entry in zip(positions, now, strict=True):
-            if record.terms[position] != hash(entry):
-                return None
-        self._building[locale.code] = record
-        return record.fingerprint
+        found = self._renamed_in.get(locale.code)
+        if found is None:
+            index, terms = self._index, self._kept[locale.code].terms
+            assert index is not None
+            changed = sorted(self._changed, key=index.positions.__getitem__)
+            if self._read is None:  # every locale's at once
+                self._read = read([index.cards[index.positions[card]] for card in changed])
+            now = self._read[locale.code]
+            found = self._renamed_in[locale.code] = {
+                card
+                for card, entry in zip(changed, now, strict=True)
+                if terms[index.positions[card]] != hash(entry)
+            }
+        return found
 
     def taken(self, locale: Locale, fingerprint: str, cards: list[LocalizedCard]) -> None:
         """The locale's fingerprint was taken from ``cards`` (its whole list, in the index's
@@ -100,4 +118,5 @@ class KeptNames:
             and code in self._locales
         }
         kept.update(self._building)
-        self._kept, self._building, self._read, self._index = kept, {}, None, None
+        self._kept, self._building, self._index = kept, {}, None
+        self._read, self._renamed_in = None, {}
