@@ -357,15 +357,14 @@ def _sniff_json(events: list[JsonEvent], name: str) -> str:
     # Where one Scryfall object's keys live: items of a top-level array, the top-level object
     # itself, or the items of a list object's "data".
     item_prefixes = ("item",) if top_level_is_array else ("", "data.item")
+    object_prefixes = {f"{p}.object".lstrip(".") for p in item_prefixes}  # once, not per event
     item_keys = {
         str(value)
         for prefix, event, value in events
         if event == "map_key" and prefix in item_prefixes
     }
     object_kinds = {
-        value
-        for prefix, event, value in events
-        if event == "string" and prefix in {f"{p}.object".lstrip(".") for p in item_prefixes}
+        value for prefix, event, value in events if event == "string" and prefix in object_prefixes
     }
     if "ruling" in object_kinds or item_keys >= _SCRYFALL_RULING_KEYS:
         return SCRYFALL_RULINGS
