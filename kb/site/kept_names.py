@@ -7,7 +7,8 @@ reads that took 0.8 s of the 1.2 s between a German rename and its pages (3.6 % 
 build; the target is 2 %). The watcher keeps, for each locale, the fingerprint it took with a
 term per card (the hash of the card as the locale's A–Z list holds it). After an edit, only the
 cards the change log names are read, in every locale at once; a locale whose terms for them
-are unchanged keeps its fingerprint, and only the others' names are read whole.
+are unchanged keeps its fingerprint, and only the others' names are read whole. The same terms
+tell which locales' mechanic pages list a renamed card under another name (kb.site.other_pages).
 
 A record is of the index's cards it was read with (its positions): a build that reads another
 index (cards added, removed or renamed in English) reads every locale again. Records are
