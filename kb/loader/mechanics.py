@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy import String, and_, delete, func, insert, select, type_coerce, update
 
 from kb.loader.names import Names
 from kb.loader.state import LoadState
@@ -182,7 +182,9 @@ class MinedNames:
                 text.c.english_type_line,
                 func.coalesce(face.c.oracle_text, cards.c.oracle_text),
                 func.coalesce(face.c.type_line, cards.c.type_line),
-                text.c.released_on,
+                # As the DBAPI gives it (ISO text on SQLite, a date on PostgreSQL): SQLAlchemy's
+                # conversion of 166,000 ISO texts to dates, turned back into text, cost more.
+                type_coerce(text.c.released_on, String),
                 text.c.set_code,
                 text.c.collector_number,
             )
@@ -194,7 +196,8 @@ class MinedNames:
         for row in self.state.bulk.rows(query):  # every printed text: the DBAPI's rows
             released = dates.get(row[9])
             if released is None and row[9] is not None:
-                released = dates[row[9]] = row[9].isoformat()
+                day = row[9]
+                released = dates[day] = day if isinstance(day, str) else day.isoformat()
             yield PrintedRow(  # by position: keywords cost a named tuple a third more
                 row[1],  # card
                 keywords.get(row[0], ()),
