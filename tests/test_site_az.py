@@ -239,15 +239,8 @@ def test_a_name_edited_in_one_locale_sorts_that_locales_cards_alone(
     engine.dispose()
 
 
-def test_the_a_to_z_pages_names_are_read_only_when_a_name_changed(
-    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every card's names digest is the A–Z pages' shortcut: a build after a ruling's edit
-    reads no locale's list of names (on a large site, 11 reads of 30,000 names: most of that
-    build's time), a build after a rename reads each locale's once to see whose pages changed,
-    and a full build reads each locale's once, for its pages and their fingerprint alike."""
-    engine = make_engine(sqlite_url)
-    run_import(engine, [DATA])
+def _names_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The locales whose whole list of names the builds read from now on, in order."""
     read: list[str] = []
     unsorted = LocalizedCards.unsorted
 
@@ -257,6 +250,19 @@ def test_the_a_to_z_pages_names_are_read_only_when_a_name_changed(
         return unsorted(self, locale)
 
     monkeypatch.setattr(LocalizedCards, "unsorted", spied)
+    return read
+
+
+def test_the_a_to_z_pages_names_are_read_only_when_a_name_changed(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every card's names digest is the A–Z pages' shortcut: a build after a ruling's edit
+    reads no locale's list of names (on a large site, 11 reads of 30,000 names: most of that
+    build's time), a build after a rename reads each locale's once to see whose pages changed,
+    and a full build reads each locale's once, for its pages and their fingerprint alike."""
+    engine = make_engine(sqlite_url)
+    run_import(engine, [DATA])
+    read = _names_read(monkeypatch)
     out = build(engine, tmp_path / "site").out
     assert read == [locale.code for locale in LOCALES]
     site = {path: path.read_bytes() for path in out.rglob("*.html")}
@@ -310,15 +316,7 @@ def test_a_watching_build_reads_only_the_names_of_the_locales_renamed_in(
     are rendered in those locales alone. Its pages stay a full build's."""
     engine = make_engine(sqlite_url)
     run_import(engine, [DATA])
-    read: list[str] = []
-    unsorted = LocalizedCards.unsorted
-
-    def spied(self: LocalizedCards, locale: Locale) -> list[LocalizedCard]:
-        if self._unsorted is None or self._unsorted[0] != locale:
-            read.append(locale.code)
-        return unsorted(self, locale)
-
-    monkeypatch.setattr(LocalizedCards, "unsorted", spied)
+    read = _names_read(monkeypatch)
     spree_pages: list[str] = []  # the locales of spree's pages rendered
     mechanic = Renderer.mechanic
 
