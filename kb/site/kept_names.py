@@ -65,12 +65,17 @@ class KeptNames:
         then taken even if no name changed (a watcher's first build finds nothing to do; its
         first rename would read every locale's names)."""
         record = self._kept.get(locale.code)
-        return record is None or self._index is None or record.cards is not self._index.cards
+        return record is None or not self._of_this_index(record)
+
+    def _of_this_index(self, record: _Record) -> bool:
+        """Whether the record's positions are those of this build's cards."""
+        return self._index is not None and record.cards is self._index.cards
 
     def unchanged(self, locale: Locale, read: ReadChanged) -> str | None:
         """The locale's kept fingerprint if none of the changed cards changed in it (then kept
         for this build too); None if one did, or nothing is kept."""
-        if self._renamed(locale, read) != set():
+        renamed = self._renamed(locale, read)
+        if renamed is None or renamed:
             return None
         record = self._building[locale.code] = self._kept[locale.code]
         return record.fingerprint
@@ -90,14 +95,14 @@ class KeptNames:
         if found is None:
             index, terms = self._index, self._kept[locale.code].terms
             assert index is not None
-            changed = sorted(self._changed, key=index.positions.__getitem__)
+            changed = sorted((index.positions[card], card) for card in self._changed)
             if self._read is None:  # every locale's at once
-                self._read = read([index.cards[index.positions[card]] for card in changed])
+                self._read = read([index.cards[position] for position, _card in changed])
             now = self._read[locale.code]
             found = self._renamed_in[locale.code] = {
                 card
-                for card, entry in zip(changed, now, strict=True)
-                if terms[index.positions[card]] != hash(entry)
+                for (position, card), entry in zip(changed, now, strict=True)
+                if terms[position] != hash(entry)
             }
         return found
 
@@ -114,9 +119,7 @@ class KeptNames:
         kept = {
             code: record
             for code, record in self._kept.items()
-            if self._index is not None
-            and record.cards is self._index.cards
-            and code in self._locales
+            if code in self._locales and self._of_this_index(record)
         }
         kept.update(self._building)
         self._kept, self._building, self._index = kept, {}, None
