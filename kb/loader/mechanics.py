@@ -194,9 +194,9 @@ class MinedNames:
         )
         dates: dict[object, str | None] = {None: None}  # a few hundred release dates
         for row in self.state.bulk.rows(query):  # every printed text: the DBAPI's rows
-            released = dates.get(row[9])
-            if released is None and row[9] is not None:
-                day = row[9]
+            day = row[9]
+            released = dates.get(day)
+            if released is None and day is not None:
                 released = dates[day] = day if isinstance(day, str) else day.isoformat()
             yield PrintedRow(  # by position: keywords cost a named tuple a third more
                 row[1],  # card
