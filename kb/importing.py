@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import queue as queues
-import signal
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -22,6 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, collector, schema
 from kb.batches import BATCH_SIZE, chunks
+from kb.exit_status import how_it_ended
 from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
     catalog,
@@ -214,19 +214,11 @@ def _next_message(queue: Any, worker: Any, item: InputFile) -> Any:
         try:  # what it sent just before it ended
             return queue.get(timeout=WORKER_LOOKS)
         except queues.Empty:
-            code = worker.exitcode
-            how = f"exit status {code}" if code >= 0 else f"killed by {_signal_name(-code)}"
             raise ChildProcessError(
-                f"{item.name}: the parser process ended while reading it ({how}); "
+                f"{item.name}: the parser process ended while reading it "
+                f"({how_it_ended(worker.exitcode)}); "
                 "nothing was imported"
             ) from None
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def run_import(
