@@ -10,13 +10,16 @@ there; "Schurke" came later.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
+from operator import attrgetter
 
 import pytest
 from realdata import realdata
 
 from kb.mining.mine import MIN_CARDS, Mined, mine
 from kb.mining.samples import Sample, from_mtgjson_sets
+from kb.mining.two_cores import mine_on_two_cores
 
 pytestmark = pytest.mark.realdata
 
@@ -712,3 +715,11 @@ def test_every_name_keeps_its_evidence(corpus: tuple[list[Sample], Mined]) -> No
         assert name.examples and len(name.examples) <= 3
     flying = {n.locale: n for n in corpus[1].mechanics if n.mechanic == "Flying"}
     assert flying["de"].share > 0.95 and flying["de"].method == "line"
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: mining runs in one process")
+def test_mining_on_two_cores_finds_what_one_finds(corpus: tuple[list[Sample], Mined]) -> None:
+    samples, one = corpus
+    two = mine_on_two_cores(samples, lambda rows: rows, attrgetter("locale"))
+    assert two == one
+    assert len(two.mechanics) > 1000 and len(two.types) > 1000

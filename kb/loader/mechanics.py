@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Final
 
 from sqlalchemy import String, and_, delete, func, insert, select, type_coerce, update
 
+from kb.loader.bulk import Row
 from kb.loader.names import Names
 from kb.loader.state import LoadState
 from kb.loader.tables import (
@@ -20,8 +22,9 @@ from kb.loader.tables import (
     printed_texts,
     type_names,
 )
-from kb.mining.mine import Mined, mine
-from kb.mining.samples import PrintedRow, from_printed_rows
+from kb.mining.mine import Mined
+from kb.mining.samples import PrintedRow, Sample, from_printed_rows
+from kb.mining.two_cores import mine_on_two_cores
 from kb.mining.votes import MinedName
 from kb.records import MechanicRecord
 from kb.tagging import RULES_VOCABULARY, MechanicMatcher, rule_pattern, slugify_mechanic
@@ -165,11 +168,17 @@ class MinedNames:
             keywords.setdefault(card_id, []).append(name)
             by_name[name] = mechanic_id
         # One tuple per card, which its printed texts' samples share.
-        mined = mine(from_printed_rows(self._rows({k: tuple(v) for k, v in keywords.items()})))
+        listed = {card_id: tuple(names) for card_id, names in keywords.items()}
+
+        def samples(rows: Iterable[Row]) -> Iterator[Sample]:
+            return from_printed_rows(_printed(rows, listed))
+
+        mined = mine_on_two_cores(self._rows(), samples, itemgetter(2))  # by locale
         self._write_mechanic_names(mined, by_name)
         self._write_type_names(mined)
 
-    def _rows(self, keywords: dict[int, tuple[str, ...]]) -> Iterator[PrintedRow]:
+    def _rows(self) -> Iterator[Row]:
+        """Every printed text, with its card's name and Oracle text: the DBAPI's rows."""
         text, face = printed_texts, card_faces
         query = (
             select(
@@ -192,25 +201,7 @@ class MinedNames:
             .outerjoin(face, and_(face.c.card_id == text.c.card_id, face.c.position == text.c.face))
             .order_by(text.c.card_id, text.c.locale, text.c.face)
         )
-        dates: dict[object, str | None] = {None: None}  # a few hundred release dates
-        for row in self.state.bulk.rows(query):  # every printed text: the DBAPI's rows
-            day = row[9]
-            released = dates.get(day)
-            if released is None and day is not None:
-                released = dates[day] = day if isinstance(day, str) else day.isoformat()
-            yield PrintedRow(  # by position: keywords cost a named tuple a third more
-                row[1],  # card
-                keywords.get(row[0], ()),
-                row[2],  # locale
-                row[3],  # text
-                row[4],  # type_line
-                row[5],  # english_text
-                row[6],  # english_type_line
-                row[7],  # oracle_text
-                row[8],  # oracle_type_line
-                released,
-                f"{row[10] or ''} {row[11] or ''}".strip(),  # printing
-            )
+        return self.state.bulk.rows(query)
 
     def _write_mechanic_names(self, mined: Mined, by_name: dict[str, int]) -> None:
         table, connection = mechanic_names, self.state.connection
@@ -283,3 +274,26 @@ def _values(name: MinedName) -> dict[str, Any]:
         "runner_up": name.runner_up,
         "runner_up_cards": name.runner_up_cards if name.runner_up else None,
     }
+
+
+def _printed(rows: Iterable[Row], keywords: dict[int, tuple[str, ...]]) -> Iterator[PrintedRow]:
+    """``MinedNames._rows``' rows as the miner reads them, each with its card's keywords."""
+    dates: dict[object, str | None] = {None: None}  # a few hundred release dates
+    for row in rows:
+        day = row[9]
+        released = dates.get(day)
+        if released is None and day is not None:
+            released = dates[day] = day if isinstance(day, str) else day.isoformat()
+        yield PrintedRow(  # by position: keywords cost a named tuple a third more
+            row[1],  # card
+            keywords.get(row[0], ()),
+            row[2],  # locale
+            row[3],  # text
+            row[4],  # type_line
+            row[5],  # english_text
+            row[6],  # english_type_line
+            row[7],  # oracle_text
+            row[8],  # oracle_type_line
+            released,
+            f"{row[10] or ''} {row[11] or ''}".strip(),  # printing
+        )

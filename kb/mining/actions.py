@@ -30,6 +30,7 @@ MIN_SHARE: Final = 0.3
 ways, German "millt", "millst", stands in fewer than half of them in each form)."""
 FIRST_CUT_TEXTS: Final = 500
 COUNTED_TEXTS: Final = 6000
+Firsts = dict[tuple[str, str], tuple[int, bool]]
 _KOREAN_VERB: Final = re.compile(r"(?<=\w\w)(?:시킨다|한다)$")
 
 
@@ -58,13 +59,16 @@ class Contrast:
 
     def __init__(self) -> None:
         self._locales: dict[str, _Locale] = defaultdict(_Locale)
-        self._starts: Counter[str] = Counter()
-        self._listed: Counter[str] = Counter()
-        self._counted: set[tuple[str, str]] = set()
+        self.firsts: Firsts = {}
+        """(card, keyword) -> where the card's first sample with the keyword stands among the
+        samples, and whether its English lines start with the keyword: a card counts once, by
+        its first sample in any locale."""
         self._word_starts: dict[str, re.Pattern[str]] = {}
         """Per keyword, case-folded: the pattern of it as a word's start."""
 
-    def add(self, sample: Sample) -> None:
+    def add(self, sample: Sample, position: int) -> None:
+        """Add a sample, the ``position``-th of all (samples come in order; a miner that sees
+        only some of them is told where each stands, see kb.mining.two_cores)."""
         if not sample.localized:
             return
         # Reminder text is left out: it explains the keyword in the same words on every card,
@@ -78,13 +82,11 @@ class Contrast:
         english = "\n".join(sample.english).casefold()
         starting: set[str] | None = None
         for keyword in sample.keywords:
-            if (sample.card, keyword) not in self._counted:
+            if (sample.card, keyword) not in self.firsts:
                 # Whether the English lines start with it: counted once per card, any locale.
                 if starting is None:
                     starting = _starting_keywords(sample)
-                self._counted.add((sample.card, keyword))
-                self._listed[keyword] += 1
-                self._starts[keyword] += keyword in starting
+                self.firsts[(sample.card, keyword)] = (position, keyword in starting)
             folded = keyword.casefold()
             # As a word's start: "landwalk" is not in "islandwalk", "mill" is in "mills".
             if folded in english and self._word_start(folded).search(english):
@@ -96,16 +98,9 @@ class Contrast:
             pattern = self._word_starts[folded] = re.compile(r"\b" + re.escape(folded))
         return pattern
 
-    def actions(self) -> set[str]:
-        return {
-            keyword
-            for keyword, listed in self._listed.items()
-            if self._starts[keyword] < ACTION_SHARE * listed
-        }
-
-    def results(self, minimum: int = 1) -> list[MinedName]:
+    def results(self, actions: frozenset[str], minimum: int = 1) -> list[MinedName]:
+        """The names of ``actions`` (``actions(firsts)``) in this miner's locales."""
         mined = []
-        actions = self.actions()
         for locale in sorted(self._locales):
             into = self._locales[locale]
             background = Background(into.texts, locale)
@@ -122,6 +117,30 @@ class Contrast:
                     if name is not None:
                         mined.append(name)
         return mined
+
+
+def actions(firsts: Firsts) -> frozenset[str]:
+    """The keywords taken for actions: fewer than ``ACTION_SHARE`` of their cards' English
+    lines start with them."""
+    listed: Counter[str] = Counter()
+    starts: Counter[str] = Counter()
+    for (_card, keyword), (_position, starting) in firsts.items():
+        listed[keyword] += 1
+        starts[keyword] += starting
+    return frozenset(
+        keyword for keyword, count in listed.items() if starts[keyword] < ACTION_SHARE * count
+    )
+
+
+def earliest(*firsts: Firsts) -> Firsts:
+    """Several miners' ``firsts`` as one miner that saw all their samples would have them."""
+    merged: Firsts = {}
+    for each in firsts:
+        for key, first in each.items():
+            kept = merged.get(key)
+            if kept is None or first[0] < kept[0]:
+                merged[key] = first
+    return merged
 
 
 def _starting_keywords(sample: Sample) -> set[str]:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
-from kb.mining.actions import Contrast
+from kb.mining.actions import Contrast, actions
 from kb.mining.keywords import KeywordLines
 from kb.mining.samples import Sample
 from kb.mining.types import TypeLines
@@ -26,22 +26,60 @@ class Mined:
     """The keywords taken for actions (named by contrast)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What each miner found in some locales' samples, before they are merged."""
+
+    lines: list[MinedName]
+    contrast: list[MinedName]
+    types: list[MinedName]
+
+
+@dataclass(slots=True)
+class Miners:
+    """The three miners. Each one's votes are per locale: miners that see some locales each
+    find what one would find in all of them, but for the keywords the contrast takes for
+    actions, which count each card once in any locale (``Contrast.firsts``)."""
+
+    lines: KeywordLines = field(default_factory=KeywordLines)
+    contrast: Contrast = field(default_factory=Contrast)
+    types: TypeLines = field(default_factory=TypeLines)
+
+    def add(self, sample: Sample, position: int) -> None:
+        self.lines.add(sample)
+        self.contrast.add(sample, position)
+        self.types.add(sample)
+
+    def found(self, actions: frozenset[str], minimum: int) -> Found:
+        return Found(
+            self.lines.results(minimum),
+            self.contrast.results(actions, minimum),
+            self.types.results(minimum),
+        )
+
+
 def mine(samples: Iterable[Sample], minimum: int = MIN_CARDS) -> Mined:
     """Every name with at least ``minimum`` voting cards. A keyword action is named by
     contrast; a keyword ability by its lines, or by contrast where its lines name nothing."""
-    lines, contrast, types = KeywordLines(), Contrast(), TypeLines()
-    for sample in samples:
-        lines.add(sample)
-        contrast.add(sample)
-        types.add(sample)
-    actions = frozenset(contrast.actions())
-    by_key = {(name.mechanic, name.locale): name for name in lines.results(minimum)}
-    for name in contrast.results(minimum):
-        key = (name.mechanic, name.locale)
-        if name.mechanic in actions or key not in by_key:
-            by_key[key] = name
+    miners = Miners()
+    for position, sample in enumerate(samples):
+        miners.add(sample, position)
+    taken = actions(miners.contrast.firsts)
+    return merged([miners.found(taken, minimum)], taken)
+
+
+def merged(founds: list[Found], actions: frozenset[str]) -> Mined:
+    """What miners of different locales found, as one: the contrast's name for an action, or
+    where the lines have none."""
+    by_key = {(name.mechanic, name.locale): name for found in founds for name in found.lines}
+    for found in founds:
+        for name in found.contrast:
+            key = (name.mechanic, name.locale)
+            if name.mechanic in actions or key not in by_key:
+                by_key[key] = name
+    types = [name for found in founds for name in found.types]
     return Mined(
         mechanics=tuple(by_key[key] for key in sorted(by_key)),
-        types=tuple(types.results(minimum)),
+        types=tuple(sorted(types, key=lambda name: (name.mechanic, name.locale))),
         actions=actions,
     )
