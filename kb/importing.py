@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, collector, schema
 from kb.batches import BATCH_SIZE, chunks
-from kb.exit_status import how_it_ended
+from kb.child_processes import how_it_ended
 from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
     catalog,

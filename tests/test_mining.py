@@ -162,40 +162,42 @@ def test_a_changed_translation_ties_to_the_newer_printings() -> None:
     assert names(samples) == {("Trample", "de"): "Trampelschaden"}
 
 
+SCRY = [  # English, German, Japanese
+    (
+        "When A enters, scry 2.",
+        "Wenn A ins Spiel kommt, Hellsicht 2.",
+        "Aが戦場に出たとき、占術2を行う。",
+    ),
+    (
+        "Scry 1, then draw a card.",
+        "Hellsicht 1, dann ziehe eine Karte.",
+        "占術1を行い、カードを1枚引く。",
+    ),
+    (
+        "Draw a card, then scry 2.",
+        "Ziehe eine Karte, dann Hellsicht 2.",
+        "カードを1枚引き、占術2を行う。",
+    ),
+]
+OTHER = [
+    ("Draw a card.", "Ziehe eine Karte.", "カードを1枚引く。"),
+    (
+        "When A enters, draw a card.",
+        "Wenn A ins Spiel kommt, ziehe eine Karte.",
+        "Aが戦場に出たとき、カードを1枚引く。",
+    ),
+    (
+        "Destroy target creature.",
+        "Zerstöre eine Kreatur deiner Wahl.",
+        "クリーチャー1体を対象とし、それを破壊する。",
+    ),
+]
+
+
 def test_an_action_inside_sentences_is_named_by_contrast() -> None:
-    scry = [
-        (
-            "When A enters, scry 2.",
-            "Wenn A ins Spiel kommt, Hellsicht 2.",
-            "Aが戦場に出たとき、占術2を行う。",
-        ),
-        (
-            "Scry 1, then draw a card.",
-            "Hellsicht 1, dann ziehe eine Karte.",
-            "占術1を行い、カードを1枚引く。",
-        ),
-        (
-            "Draw a card, then scry 2.",
-            "Ziehe eine Karte, dann Hellsicht 2.",
-            "カードを1枚引き、占術2を行う。",
-        ),
-    ]
-    other = [
-        ("Draw a card.", "Ziehe eine Karte.", "カードを1枚引く。"),
-        (
-            "When A enters, draw a card.",
-            "Wenn A ins Spiel kommt, ziehe eine Karte.",
-            "Aが戦場に出たとき、カードを1枚引く。",
-        ),
-        (
-            "Destroy target creature.",
-            "Zerstöre eine Kreatur deiner Wahl.",
-            "クリーチャー1体を対象とし、それを破壊する。",
-        ),
-    ]
     samples = [
         sample(f"{kind}{index}", keywords, english, text, locale=locale)
-        for kind, keywords, rows in (("S", ("Scry",), scry), ("O", (), other))
+        for kind, keywords, rows in (("S", ("Scry",), SCRY), ("O", (), OTHER))
         for index, (english, *texts) in enumerate(rows)
         for locale, text in zip(("de", "ja"), texts, strict=True)
     ]

@@ -14,7 +14,7 @@ import pytest
 from kb.mining.mine import mine
 from kb.mining.samples import Sample
 from kb.mining.two_cores import ROWS_PER_MESSAGE, mine_on_two_cores
-from tests.test_mining import sample
+from tests.test_mining import OTHER, SCRY, sample
 
 pytestmark = pytest.mark.skipif(
     (os.cpu_count() or 1) < 2, reason="one core: mining runs in one process (nothing to fork)"
@@ -31,34 +31,8 @@ def scry_samples() -> list[Sample]:
     first, so the child mines it. S0's German printing says "scry" inside a sentence and its
     Japanese one (another printing) starts with it: which one counts decides whether Scry is
     an action."""
-    scry = [  # English, German, Japanese
-        ("When A enters, scry 2.", "Wenn A ins Spiel kommt, Hellsicht 2.", "占術2を行う。"),
-        (
-            "Scry 1, then draw a card.",
-            "Hellsicht 1, dann ziehe eine Karte.",
-            "占術1を行い、カードを1枚引く。",
-        ),
-        (
-            "Draw a card, then scry 2.",
-            "Ziehe eine Karte, dann Hellsicht 2.",
-            "カードを1枚引き、占術2を行う。",
-        ),
-    ]
-    other = [
-        ("Draw a card.", "Ziehe eine Karte.", "カードを1枚引く。"),
-        (
-            "When A enters, draw a card.",
-            "Wenn A ins Spiel kommt, ziehe eine Karte.",
-            "Aが戦場に出たとき、カードを1枚引く。",
-        ),
-        (
-            "Destroy target creature.",
-            "Zerstöre eine Kreatur deiner Wahl.",
-            "クリーチャー1体を対象とし、それを破壊する。",
-        ),
-    ]
     samples = []
-    for kind, keywords, rows in (("S", ("Scry",), scry), ("O", (), other)):
+    for kind, keywords, rows in (("S", ("Scry",), SCRY), ("O", (), OTHER)):
         for index, (english, german, japanese) in enumerate(rows):
             card = f"{kind}{index}"
             samples.append(sample(card, keywords, english, german, locale="de"))

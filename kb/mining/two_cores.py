@@ -20,12 +20,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import suppress
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Final, Generic, TypeVar
 
-from kb.exit_status import how_it_ended
+from kb.child_processes import how_it_ended, send_error
 from kb.mining.actions import actions, earliest
 from kb.mining.mine import MIN_CARDS, Mined, Miners, merged, mine
 from kb.mining.samples import Sample
@@ -129,11 +128,7 @@ def _child(
         parent.send(miners.contrast.firsts)
         parent.send(miners.found(parent.recv(), minimum))
     except BaseException as error:
-        with suppress(OSError):  # a parent gone hears nothing
-            try:
-                parent.send(error)
-            except Exception:  # an error that cannot be pickled: its words
-                parent.send(RuntimeError(f"{type(error).__name__}: {error}"))
+        send_error(parent, error)
     finally:
         parent.close()
 

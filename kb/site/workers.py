@@ -21,6 +21,7 @@ from typing import NamedTuple, TypeVar
 
 from sqlalchemy.engine import Engine
 
+from kb.child_processes import send_error
 from kb.locales import LOCALES
 from kb.site import render
 from kb.site.data import load_cards
@@ -200,10 +201,7 @@ def _work(
             results.send((number, render_cards(job, shares[number])))
         results.send(None)
     except BaseException as error:
-        try:
-            results.send(error)
-        except Exception:  # an error that cannot be pickled: its words
-            results.send(RuntimeError(f"{type(error).__name__}: {error}"))
+        send_error(results, error)
     finally:
         results.close()
 
