@@ -11,6 +11,7 @@ import threading
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
+import xml.sax.saxutils
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
@@ -21,6 +22,8 @@ from urllib.parse import urldefrag
 import html5lib
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 from realdata import DATA
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
@@ -183,6 +186,11 @@ def test_home_counts_and_language_picker(demo_site: Path) -> None:
         assert f">{name}</a>" in home
     root = (demo_site / "index.html").read_text("utf-8")
     assert '<a href="de/index.html" hreflang="de" lang="de">Deutsch</a>' in root
+
+
+@given(st.text())
+def test_sitemaps_escape_as_xml_sax_saxutils_does(text: str) -> None:
+    assert render.xml_escape(text) == xml.sax.saxutils.escape(text)
 
 
 def test_sitemap_robots_and_404(demo_engine: Engine, tmp_path: Path) -> None:
