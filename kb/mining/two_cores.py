@@ -57,10 +57,10 @@ def mine_on_two_cores(
     child_reads.close()  # the child's end: it closes when the child exits
     try:
         miners = Miners()
-        mine_locales = _Router(rows, locale_of, to_child)
-        for sample in samples_of(mine_locales):
-            miners.add(sample, mine_locales.position)
-        mine_locales.finish()
+        own_rows = _Router(rows, locale_of, to_child)
+        for sample in samples_of(own_rows):
+            miners.add(sample, own_rows.position)
+        own_rows.finish()
         taken = actions(earliest(miners.contrast.firsts, _received(to_child, child)))
         to_child.send(taken)
         founds = [miners.found(taken, minimum), _received(to_child, child)]
