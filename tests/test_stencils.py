@@ -90,7 +90,7 @@ def test_pages_filled_into_stencils_are_the_pages_jinja2_renders(found: list[Ent
     stencils = Stencils()  # one for all: later pages reuse the stencils of earlier ones
     template = ENV.get_template("page.html")
     for entry in found:
-        assert stencils.render(template, "de", entry=entry) == template.render(entry=entry)
+        assert stencils.render(template, "de", entry=entry) == template.render(entry=entry).encode()
 
 
 def test_a_stencil_is_made_once_per_form() -> None:
@@ -98,11 +98,11 @@ def test_a_stencil_is_made_once_per_form() -> None:
     template = ENV.get_template("page.html")
     for title in ("a", "b<", "c&d"):
         entry = Entry(1, title, True, ("x",), Items([Line(2, title, None, {})]))
-        assert stencils.render(template, "de", entry=entry) == template.render(entry=entry)
+        assert stencils.render(template, "de", entry=entry) == template.render(entry=entry).encode()
     assert len(stencils._made) == 2  # the page's form, and its one line's
 
 
-def _render(source: str, **context: Any) -> str:
+def _render(source: str, **context: Any) -> bytes:
     env = _environment({**TEMPLATES, "t.html": source})
     return Stencils().render(env.get_template("t.html"), "de", **context)
 

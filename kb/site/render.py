@@ -103,7 +103,7 @@ class Urls:
 class Page:
     path: str
     text: str | bytes
-    """Card pages come in UTF-8, the form they are hashed and written in."""
+    """Pages rendered by templates come in UTF-8, the form they are hashed and written in."""
 
 
 @cache
@@ -216,17 +216,16 @@ class Renderer:
         self._stencils = Stencils()
         self._templates: dict[tuple[str, str], Template] = {}
 
-    def _page(self, locale: Locale, name: str, **context: Any) -> str:
+    def _page(self, locale: Locale, name: str, **context: Any) -> bytes:
         template = self._templates.get((locale.code, name))
         if template is None:
             template = self._templates[locale.code, name] = _template(locale, self.languages, name)
         if self.plain:
-            return template.render(**context)
+            return template.render(**context).encode()
         return self._stencils.render(template, locale.code, **context)
 
     def card(self, card: CardView, locale: Locale) -> Page:
-        text = self._page(locale, "card.html", card=card)
-        return Page(Urls.card(locale, card), text.encode())
+        return Page(Urls.card(locale, card), self._page(locale, "card.html", card=card))
 
     def mechanic(self, mechanic: MechanicView, cards: CardList) -> Page:
         """A mechanic: its general rulings and its cards."""
