@@ -328,3 +328,23 @@ def _ruling_id(engine: Engine, text: str) -> int:
             select(schema.rulings.c.id).where(schema.rulings.c.text == text)
         ).scalar_one()
     return ruling_id
+
+
+def test_recent_changes_read_only_the_names_they_are_not_given(demo_store: Engine) -> None:
+    """A build that keeps running gives the names it read before (kb.site.feed.KeptEntries):
+    those are shown, the others read, and what it keeps is the changes' cards' names."""
+    with demo_store.connect() as connection:
+        index = load_index(connection)
+        known: dict[int, dict[str, str]] = {}
+        read = recent_changes(connection, index, known=known)
+        shown = {card.id: card.names for change in read.changes for card in change.cards}
+        assert known == shown and all(names for names in shown.values())
+        card_id = min(known)
+        known[card_id] = {**known[card_id], "de": "Schon bekannt"}
+        known[-1] = {"de": "Auf keiner Änderung"}
+        again = recent_changes(connection, index, known=known)
+        names = {card.id: card.names for change in again.changes for card in change.cards}
+        assert names[card_id]["de"] == "Schon bekannt" and -1 not in known
+        del known[card_id]
+        fresh = recent_changes(connection, index, known=known)
+    assert {card.id: card.names for change in fresh.changes for card in change.cards} == shown

@@ -164,6 +164,9 @@ def _build(
         index = updated or load_index(connection)
         if kept is not None:
             kept.az_names.begin(index, changed, options.locales)
+            # The kept index's change log position is the kept names' (None: another build
+            # wrote the site since, or cards were added, removed or renamed).
+            kept.feed_entries.forget_names(changed if updated is not None else None)
         # Read whole each build (one aggregate): a translation of a ruling on no card is not
         # in the change log, and the next build states it all the same.
         translated = coverage(connection)

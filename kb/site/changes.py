@@ -37,22 +37,33 @@ class _Change(NamedTuple):
     published_on: dt.date | None
 
 
+CardNames = dict[int, dict[str, str]]
+"""Cards' names in every locale, by card id."""
+
+
 def recent_changes(
-    connection: Connection, index: SiteIndex, limit: int = FEED_LENGTH
+    connection: Connection,
+    index: SiteIndex,
+    limit: int = FEED_LENGTH,
+    known: CardNames | None = None,
 ) -> RecentChanges:
     """The newest ``limit`` changes of rulings that stand on a card of ``index``, newest
-    first, and the store's first import."""
+    first, and the store's first import. ``known``: the names of cards read before and
+    unchanged since (a build that keeps running keeps them), left holding those of the
+    changes' cards."""
     sources = tables.sources
     first = connection.execute(
         select(sources.c.sha256, sources.c.imported_at).order_by(sources.c.id).limit(1)
     ).one_or_none()
     origin = f"{first.sha256} at {first.imported_at.isoformat()}" if first else ""
     return RecentChanges(
-        origin, first.imported_at if first else None, _changes(connection, index, limit)
+        origin, first.imported_at if first else None, _changes(connection, index, limit, known)
     )
 
 
-def _changes(connection: Connection, index: SiteIndex, limit: int) -> tuple[ChangeView, ...]:
+def _changes(
+    connection: Connection, index: SiteIndex, limit: int, known: CardNames | None
+) -> tuple[ChangeView, ...]:
     found = sorted([*_linked(connection, limit), *_edited(connection, limit)], reverse=True)
     ruling_ids = sorted({change.ruling_id for change in found})
     texts = _texts(connection, ruling_ids)
@@ -77,7 +88,7 @@ def _changes(connection: Connection, index: SiteIndex, limit: int) -> tuple[Chan
     for card_id in sorted({card_id for _change, ids in changes for card_id in ids}):
         card = index.cards[positions[card_id]]
         wanted[card_id] = CardEntry(card.name, {}, card.id, card.slug)
-    _add_names(connection, wanted)
+    _add_names(connection, wanted, known)
     return tuple(
         ChangeView(
             change.key,
@@ -208,10 +219,19 @@ def _links(connection: Connection, ruling_ids: Sequence[int]) -> dict[int, list[
     return found
 
 
-def _add_names(connection: Connection, cards: dict[int, CardEntry]) -> None:
-    """The cards' names in every locale."""
+def _add_names(
+    connection: Connection, cards: dict[int, CardEntry], known: CardNames | None
+) -> None:
+    """The cards' names in every locale: as ``known``, or read (a hundred changes' cards are
+    thousands, and their 40,000 names a third of a ruling edit's build under ``kb build
+    --watch``); ``known`` is left holding these cards' names alone."""
+    if known is not None:
+        for card_id, kept in known.items():
+            if card_id in cards:
+                cards[card_id].names = kept  # never changed: the watcher forgets a renamed card's
+    missing = sorted(card_id for card_id, card in cards.items() if not card.names)
     names = tables.card_names
-    for chunk in chunks(sorted(cards)):
+    for chunk in chunks(missing):
         query = (
             select(names.c.card_id, names.c.locale, names.c.name)
             .where(names.c.card_id.in_(chunk))
@@ -219,3 +239,6 @@ def _add_names(connection: Connection, cards: dict[int, CardEntry]) -> None:
         )
         for card_id, locale, name in connection.execute(query):
             cards[card_id].names[locale] = name
+    if known is not None:
+        known.clear()
+        known.update((card_id, card.names) for card_id, card in cards.items())

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from kb.locales import Locale
+from kb.site.changes import CardNames
 from kb.site.collation import collated
 from kb.site.fingerprints import encoded
 from kb.site.render import Languages, Page, Urls, environment
@@ -96,6 +97,16 @@ class KeptEntries:
     def __init__(self) -> None:
         self._pages: dict[tuple[str, Languages, str], dict[bytes, Markup]] = {}
         self._encoded: tuple[RecentChanges, list[bytes]] | None = None
+        self.card_names: CardNames = {}
+        """The names of the changes' cards as the last build read them (kb.site.changes)."""
+
+    def forget_names(self, changed: set[int] | None) -> None:
+        """Forget the names of the cards changed since the last build (``changed``, from the
+        change log; None: any card may have changed)."""
+        if changed is None:
+            self.card_names.clear()
+        for card_id in changed or ():
+            self.card_names.pop(card_id, None)
 
     def encodings(self, recent: RecentChanges) -> list[bytes]:
         """The changes' encodings, made once for the 22 pages that show them."""

@@ -327,7 +327,8 @@ def plan_other_pages(
     @cache
     def recent() -> RecentChanges:
         with reading(engine) as connection:
-            return recent_changes(connection, index)
+            known = kept_entries.card_names if kept_entries is not None else None
+            return recent_changes(connection, index, known=known)
 
     # What the feeds and recent changes pages receive, whole: the same in every locale.
     changes = cache(lambda: fingerprints.of(encoded(recent())))
