@@ -391,7 +391,7 @@ _ESCAPED_KEPT = 2_000
 
 
 def _escape(escaped: dict[Any, bytes], text: Any) -> bytes:
-    found = escaped[text] = str(escape(text)).encode()
+    found = escaped[text] = escape(text).encode()
     return found
 
 
@@ -449,7 +449,7 @@ class Stencils:
                 finals.append(self._items(values[value], function, code))
             else:
                 filled = function(values[value])
-                finals.append(str(escape(filled) if how == ESCAPED else filled).encode())
+                finals.append((escape(filled) if how == ESCAPED else str(filled)).encode())
         pieces = stencil.pieces.copy()
         pieces[1::2] = stencil.gather(finals)
         return b"".join(pieces)  # type: ignore[arg-type]  # every None is replaced
