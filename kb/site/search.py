@@ -12,7 +12,8 @@ is awaited: Pagefind's Python API waits 0.1 s before reading each answer, which 
 ``jobs`` service processes, which index in parallel.
 
 Pagefind cannot update a bundle, so a locale whose pages changed is indexed again whole; the
-other locales' bundles stay as they are.
+other locales' bundles stay as they are. Each bundle's fragments are renamed to short names
+before it is written (``kb.site.fragment_names``): a first search downloads less.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from markupsafe import escape
 from sqlalchemy.engine import Engine
 
 from kb.locales import Locale
-from kb.site import SearchIndexError
+from kb.site import SearchIndexError, fragment_names
 from kb.site.data import load_cards
 from kb.site.reading import reading
 from kb.site.render import Urls
@@ -238,7 +239,8 @@ def _slot(
                     return
                 # The bundle's files are asked for and written here: Pagefind's WriteFiles
                 # answers before its writes are done, and the service exits as its input closes.
-                _write_bundle(bundle(root, locale), service.files(service.ask_files(number)))
+                files = service.files(service.ask_files(number))
+                _write_bundle(bundle(root, locale), fragment_names.shorten(files))
             finally:
                 service.close()
     except BaseException as error:
