@@ -180,8 +180,8 @@ def browse(site: Path, db: Path, count: int) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import CHROMEDRIVER, CHROMIUM, FLAGS
 
-    # kb serve's own server, in this process, noting each path asked for: Pagefind fetches
-    # its index from a worker, whose requests the page's resource timings do not list.
+    # kb serve's own server, in this process, noting each path asked for, from the page or
+    # from any worker (whose requests the page's resource timings would not list).
     asked: list[str] = []
 
     class Recording(serve._SiteHandler):

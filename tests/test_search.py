@@ -169,6 +169,22 @@ def test_a_typo_or_missing_accents_still_find_the_card(demo: Site) -> None:
 
 
 @needs_chromium
+def test_the_box_searches_on_the_page_s_thread_with_short_fragment_names(demo: Site) -> None:
+    demo.search("fr/index.html", "Trois")
+    # A worker's fetches would not be among the page's own.
+    fetched = demo.driver.execute_script(
+        "return performance.getEntriesByType('resource').map((entry) => entry.name)"
+    )
+    bundle = f"{demo.address}fr/{FOLDER}/"
+    assert sum(name.startswith(bundle) and name.endswith(".pf_meta") for name in fetched) == 1
+    fragments = [name[len(bundle) :] for name in fetched if name.startswith(f"{bundle}fragment/")]
+    assert fragments
+    for fragment in fragments:
+        assert re.fullmatch(r"fragment/fr_[0-9a-f]+_[0-9a-z]{1,2}\.pf_fragment", fragment)
+    assert not (demo.out / "fr" / FOLDER / "pagefind-worker.js").exists()
+
+
+@needs_chromium
 def test_from_a_folder_the_box_says_search_needs_the_site_served(demo: Site) -> None:
     demo.driver.get((demo.out / "fr/index.html").as_uri())
     status = demo.driver.find_element("css selector", ".search-status")

@@ -248,9 +248,9 @@ def _slot(
         run.stop.set()
 
 
-_USER_INTERFACE = ("-ui.js", "-ui.css", "pagefind-highlight.js")
+_USER_INTERFACE = ("-ui.js", "-ui.css", "pagefind-highlight.js", "pagefind-worker.js")
 """Pagefind's ready-made interfaces, not written (kb's search box uses the library alone):
-some 400 KB a locale."""
+some 400 KB a locale; and its worker, which the box does without (``noWorker``)."""
 
 
 def _write_bundle(folder: Path, files: list[dict[str, str]]) -> None:

@@ -20,7 +20,8 @@
     if (library === null) {
       // A classic script resolves import() against its own address: the page's is meant.
       library = import(new URL(form.dataset.bundle, document.baseURI).href).then(async (module) => {
-        await module.options({ excerptLength: 0 });
+        // On this thread: Pagefind's worker script would add 12 KB to the first search.
+        await module.options({ excerptLength: 0, noWorker: true });
         await module.init();
         form.dataset.ready = "true";
         return module;
