@@ -108,6 +108,32 @@ def test_a_meta_of_another_format_leaves_the_bundle_as_pagefind_made_it(
     # Not CBOR at all.
     broken = with_meta(SIGNATURE + b"\xff\xff")
     assert shorten(broken) is broken
+    # Not gzip.
+    garbled = [
+        {**file, "content": base64.b64encode(b"\x1f\x8b garbled").decode()}
+        if file["path"].endswith(".pf_meta")
+        else file
+        for file in made
+    ]
+    assert shorten(garbled) is garbled
+    # An entry that names another meta, or is of another shape.
+    for entry in (b'{"languages": {"de": {"hash": "de_0"}}}', b'{"languages": []}', b"[]"):
+        other = [
+            {**file, "content": base64.b64encode(entry).decode()}
+            if file["path"] == "pagefind-entry.json"
+            else file
+            for file in made
+        ]
+        assert shorten(other) is other
     # No signature.
     unsigned = with_meta(cbor2.dumps(meta))
     assert shorten(unsigned) is unsigned
+
+
+def test_a_meta_written_uncompressed_is_read_too(made: list[File]) -> None:
+    _path, meta = _meta(_contents(made))
+    plain = base64.b64encode(SIGNATURE + cbor2.dumps(meta)).decode()
+    files = [
+        {**file, "content": plain} if file["path"].endswith(".pf_meta") else file for file in made
+    ]
+    assert _contents(shorten(files)) == _contents(shorten(made))

@@ -18,8 +18,8 @@ files (``{"path": ..., "content": base64}``):
   file names it. Nothing else changes: the fragments' bytes, the index chunks (they name pages
   by number), the filters and the WebAssembly.
 - The bundle is left exactly as Pagefind made it unless kb's CBOR encoding of the meta Pagefind
-  wrote gives back its very bytes: a Pagefind whose format kb does not know loses nothing but
-  the bytes saved.
+  wrote gives back its very bytes, and the entry names that meta for its one language: a
+  Pagefind whose format kb does not know loses nothing but the bytes saved.
 """
 
 from __future__ import annotations
@@ -48,17 +48,26 @@ def shorten(files: list[File]) -> list[File]:
     if entry is None or len(metas) != 1:
         return files
     meta_file = metas[0]
-    compressed = base64.b64decode(meta_file["content"])
-    data = gzip.decompress(compressed)
-    if not data.startswith(SIGNATURE):
-        return files
-    try:
-        meta = cbor2.loads(data[len(SIGNATURE) :])
-    except cbor2.CBORDecodeError:
-        return files
-    if not _known(meta) or cbor2.dumps(meta) != data[len(SIGNATURE) :]:
-        return files
     old_meta = meta_file["path"].removeprefix("pagefind.").removesuffix(".pf_meta")
+    try:
+        data = base64.b64decode(meta_file["content"])
+        data = data if data.startswith(SIGNATURE) else gzip.decompress(data)
+        meta = cbor2.loads(data[len(SIGNATURE) :])
+        languages = json.loads(base64.b64decode(entry["content"]))["languages"].values()
+        named = [language.get("hash") for language in languages]
+    except (
+        cbor2.CBORDecodeError,
+        ValueError,
+        EOFError,
+        OSError,
+        LookupError,
+        TypeError,
+        AttributeError,
+    ):
+        return files  # not gzip, not CBOR, or an entry of another shape
+    known = data.startswith(SIGNATURE) and _known(meta) and named == [old_meta]
+    if not known or cbor2.dumps(meta) != data[len(SIGNATURE) :]:
+        return files
     language = old_meta.partition("_")[0]
 
     names: dict[str, str] = {}
