@@ -53,8 +53,9 @@ def shorten(files: list[File]) -> list[File]:
         data = base64.b64decode(meta_file["content"])
         data = data if data.startswith(SIGNATURE) else gzip.decompress(data)
         meta = cbor2.loads(data[len(SIGNATURE) :])
-        languages = json.loads(base64.b64decode(entry["content"]))["languages"].values()
-        named = [language.get("hash") for language in languages]
+        entry_data = json.loads(base64.b64decode(entry["content"]))
+        [(language, details)] = entry_data["languages"].items()
+        named = details["hash"]
     except (
         cbor2.CBORDecodeError,
         ValueError,
@@ -65,10 +66,9 @@ def shorten(files: list[File]) -> list[File]:
         AttributeError,
     ):
         return files  # not gzip, not CBOR, or an entry of another shape
-    known = data.startswith(SIGNATURE) and _known(meta) and named == [old_meta]
+    known = data.startswith(SIGNATURE) and _known(meta) and named == old_meta
     if not known or cbor2.dumps(meta) != data[len(SIGNATURE) :]:
         return files
-    language = old_meta.partition("_")[0]
 
     names: dict[str, str] = {}
     for page in meta[1]:
@@ -83,7 +83,9 @@ def shorten(files: list[File]) -> list[File]:
             content = gzip.compress(new_data, compresslevel=9, mtime=0)
             out.append(_file(f"pagefind.{new_meta}.pf_meta", content))
         elif file is entry:
-            out.append(_file(path, _entry(file, old_meta, new_meta)))
+            details["hash"] = new_meta
+            entry_json = json.dumps(entry_data, ensure_ascii=False, separators=(",", ":"))
+            out.append(_file(path, entry_json.encode()))
         elif path.startswith("fragment/") and path.endswith(".pf_fragment"):
             old = path.removeprefix("fragment/").removesuffix(".pf_fragment")
             out.append({**file, "path": f"fragment/{names.get(old, old)}.pf_fragment"})
@@ -108,14 +110,6 @@ def _known(meta: Any) -> bool:
             for page in meta[1]
         )
     )
-
-
-def _entry(file: File, old_meta: str, new_meta: str) -> bytes:
-    entry = json.loads(base64.b64decode(file["content"]))
-    for language in entry["languages"].values():
-        if language["hash"] == old_meta:
-            language["hash"] = new_meta
-    return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _file(path: str, content: bytes) -> File:

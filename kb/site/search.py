@@ -248,16 +248,16 @@ def _slot(
         run.stop.set()
 
 
-_USER_INTERFACE = ("-ui.js", "-ui.css", "pagefind-highlight.js", "pagefind-worker.js")
-"""Pagefind's ready-made interfaces, not written (kb's search box uses the library alone):
-some 400 KB a locale; and its worker, which the box does without (``noWorker``)."""
+_NOT_WRITTEN = ("-ui.js", "-ui.css", "pagefind-highlight.js", "pagefind-worker.js")
+"""Pagefind's ready-made interfaces (kb's search box uses the library alone: some 400 KB a
+locale) and its worker, which the box does without (``noWorker``)."""
 
 
 def _write_bundle(folder: Path, files: list[dict[str, str]]) -> None:
     made: set[str] = set()
     for file in files:
         path = file["path"]
-        if path.endswith(_USER_INTERFACE) or path.startswith("/") or ".." in path.split("/"):
+        if path.endswith(_NOT_WRITTEN) or path.startswith("/") or ".." in path.split("/"):
             continue
         parent = os.path.dirname(path)
         if parent not in made:
