@@ -8,9 +8,10 @@ each once per card however many printings repeat them, and the printed texts of 
 printings: for each card, locale and face, the text of the set's printing that ranks highest
 (``Printing.rank``), once per set (the loader keeps the most recent printing's).
 
-Sets are read one at a time with ijson (a set file's set whole, as AllPrintings' sets: its
-``releaseDate`` follows its ``cards``, and a printed text needs it), AtomicCards one card at a
-time; what is kept across a file is only what dedupes: card keys and hashes of ruling texts.
+Sets are read one at a time, each whole (its ``releaseDate`` follows its ``cards``, and a
+printed text needs it): a set file at once with orjson, AllPrintings' sets one after the other
+with ijson; AtomicCards one card at a time. What is kept across a file is only what dedupes:
+card keys and hashes of ruling texts.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from kb.importers.streams import (
     ATOMIC_CARDS,
     BARE_SET,
     SET_FILE,
+    json_document,
     json_head_events,
     json_kvitems,
     json_object,
@@ -88,10 +90,12 @@ def _sets(stream: BinaryIO, shape: str, path: str) -> Iterator[tuple[Printing, I
     """Each set of the file as the printing its cards share (set code, release date), with its
     card objects; AtomicCards, of no printing, as one set of every card's faces."""
     if shape in (SET_FILE, BARE_SET):
-        prefix = "data" if shape == SET_FILE else ""
-        # The set's keys one value at a time: its cards come before its release date.
-        card_set = dict(json_kvitems(stream, prefix))
-        where = f"{prefix}.cards" if prefix else "cards"
+        # The set whole (its cards come before its release date): a set is a few MB.
+        document = json_document(stream)
+        if shape == SET_FILE:
+            document = document.get("data") if isinstance(document, dict) else None
+        card_set = document if isinstance(document, dict) else {}
+        where = "data.cards" if shape == SET_FILE else "cards"
         if "cards" in card_set and not isinstance(card_set["cards"], list):
             found = card_set["cards"]
             shown = {dict: "an object", type(None): "null"}.get(type(found)) or _shown(found)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO, Final, cast
 
 import ijson  # type: ignore[import-untyped]  # ijson ships no type hints
+import orjson
 
 # The names sniff_format returns, kept in kb.formats for the command line.
 from kb.formats import COMPREHENSIVE_RULES as COMPREHENSIVE_RULES
@@ -219,6 +220,12 @@ def json_kvitems(stream: BinaryIO, prefix: str) -> Iterator[tuple[str, object]]:
     return pairs
 
 
+def json_document(stream: BinaryIO) -> object:
+    """The whole JSON document of ``stream``, read at once: for inputs known to be small (one
+    MTGJSON set: a few MB), where orjson is about three times as fast as ijson's events."""
+    return orjson.loads(stream.read())
+
+
 @contextlib.contextmanager
 def read_errors_as_parse_errors(name: str) -> Iterator[None]:
     """Turn what a broken input raises while being read (truncated gzip, bad JSON, bad UTF-8)
@@ -231,6 +238,10 @@ def read_errors_as_parse_errors(name: str) -> Iterator[None]:
         raise InvalidJson(name, f"truncated or invalid JSON ({_one_line(error)})") from error
     except ijson.JSONError as error:
         raise InvalidJson(name, f"invalid JSON ({_one_line(error)})") from error
+    except orjson.JSONDecodeError as error:  # before UnicodeDecodeError: both are ValueErrors
+        at_end = error.pos >= len(error.doc.rstrip())
+        reason = "truncated or invalid JSON" if at_end else "invalid JSON"
+        raise InvalidJson(name, f"{reason} ({_one_line(error)})") from error
     except UnicodeDecodeError as error:
         # The offset is into whatever block the decoder was given: no use to the user.
         raise InvalidUtf8(name, f"not valid UTF-8 ({error.reason})") from error
