@@ -199,12 +199,14 @@ class MechanicMatcher:
 
 def _words(text: str) -> set[str]:
     """The words of a text under which patterns and names are indexed."""
-    words: set[str] = set()
-    for word in _WORD.findall(text.lower()):
+    found = set(_WORD.findall(text.lower()))
+    words = set(found)
+    for word in found:
         # "outlaw's", "outlaws'" and 'spree' in straight quotes must reach the patterns
         # indexed under "outlaw" and "spree", as the regular expressions would match them.
-        bare = word.strip("'-")
-        words.update((word, bare, bare.removesuffix("'s")))
+        if "'" in word or "-" in word:  # most words have neither: they stand as they are
+            bare = word.strip("'-")
+            words.update((bare, bare.removesuffix("'s")))
     # "outlaws" must reach the pattern indexed under "outlaw".
     words |= {word[:-1] for word in words if word.endswith("s")}
     return words
