@@ -21,12 +21,13 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
+import orjson
+
 from kb.importers.streams import (
     ALL_PRINTINGS,
     ATOMIC_CARDS,
     BARE_SET,
     SET_FILE,
-    json_document,
     json_head_events,
     json_kvitems,
     json_object,
@@ -90,8 +91,9 @@ def _sets(stream: BinaryIO, shape: str, path: str) -> Iterator[tuple[Printing, I
     """Each set of the file as the printing its cards share (set code, release date), with its
     card objects; AtomicCards, of no printing, as one set of every card's faces."""
     if shape in (SET_FILE, BARE_SET):
-        # The set whole (its cards come before its release date): a set is a few MB.
-        document = json_document(stream)
+        # The set whole (its cards come before its release date): a set is a few MB, which
+        # orjson reads three times as fast as ijson's events.
+        document = orjson.loads(stream.read())
         if shape == SET_FILE:
             document = document.get("data") if isinstance(document, dict) else None
         card_set = document if isinstance(document, dict) else {}
