@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -74,16 +76,34 @@ def test_the_real_catalog_cut_short_names_the_last_line(tmp_path: Path) -> None:
     )
 
 
+def _huge_base_set_size() -> dict[str, object]:
+    excerpt: dict[str, object] = json.loads(realdata("mtgjson_OTJ_excerpt.json").read_bytes())
+    excerpt["baseSetSize"] = 10**30
+    excerpt["code"] = "OTJ"
+    return excerpt
+
+
 def test_an_integer_past_64_bits_is_named_by_its_line(tmp_path: Path) -> None:
     """Valid JSON that ijson cannot hold: Python's parser takes it, so ijson locates it."""
-    excerpt = json.loads(realdata("mtgjson_OTJ_excerpt.json").read_bytes())
-    excerpt["baseSetSize"] = 10**30
-    content = json.dumps(excerpt, indent=1).encode()
+    all_printings = {"meta": {}, "data": {"OTJ": _huge_base_set_size()}}
+    content = json.dumps(all_printings, indent=1).encode()
     line = content[: content.index(b"1000000000000000000000000000000")].count(b"\n") + 1
-    assert _import(tmp_path, "OTJ.json", content) == (
+    assert line > 1
+    assert _import(tmp_path, "AllPrintings.json", content) == (
         1,
-        f"kb: error: OTJ.json:{line}: a number too large to read (parse error: integer overflow)\n",
+        f"kb: error: AllPrintings.json:{line}: a number too large to read"
+        " (parse error: integer overflow)\n",
     )
+
+
+def test_a_set_file_read_whole_takes_an_integer_past_64_bits(tmp_path: Path) -> None:
+    """orjson, which reads a set file whole, holds the number as a float; kb reads no number."""
+    content = json.dumps(_huge_base_set_size(), indent=1).encode()
+    assert _import(tmp_path, "OTJ.json", content) == (0, "")
+    store = tmp_path / "kb.sqlite"
+    with closing(sqlite3.connect(store)) as connection:
+        (cards,) = connection.execute("SELECT count(*) FROM cards").fetchone()
+    assert cards > 0
 
 
 @pytest.mark.parametrize(
