@@ -212,6 +212,39 @@ def test_an_action_inside_sentences_is_named_by_contrast() -> None:
     assert {n.method for n in by_key.values()} == {"contrast"}
 
 
+COUNTER = [  # English, German: the action starts most of its cards' lines
+    ("Counter target spell.", "Neutralisiere einen Zauberspruch deiner Wahl."),
+    ("Counter target creature spell.", "Neutralisiere einen Kreaturenzauber deiner Wahl."),
+    ("Counter target ability.", "Neutralisiere eine Fähigkeit deiner Wahl."),
+    ("Draw a card, then counter target spell.", "Ziehe eine Karte, dann neutralisiere ..."),
+]
+
+
+def counter_samples() -> list[Sample]:
+    """Four cards that counter (MTGJSON lists no keyword for it: the store gives them Counter
+    from their Oracle texts) and three that do not."""
+    return [
+        sample(f"{kind}{index}", keywords, english, german)
+        for kind, keywords, rows in (
+            ("C", ("Counter",), COUNTER),
+            ("O", (), [(english, german) for english, german, _ in OTHER]),
+        )
+        for index, (english, german) in enumerate(rows)
+    ]
+
+
+def test_an_action_that_starts_its_lines_is_named_by_contrast_when_told() -> None:
+    samples = counter_samples()
+    # Three lines of four start with "Counter": by its lines alone it is an ability, and the
+    # name would be what those lines share with their objects.
+    assert mine(samples, minimum=3).actions == frozenset()
+    told = mine(samples, minimum=3, also_actions=frozenset({"Counter"}))
+    assert told.actions == {"Counter"}
+    assert [(n.mechanic, n.locale, n.name, n.method) for n in told.mechanics] == [
+        ("Counter", "de", "Neutralisiere", "contrast")
+    ]
+
+
 def test_types_and_subtypes_align_on_the_dash() -> None:
     samples = [
         sample(

@@ -87,3 +87,20 @@ def test_the_cli_confirms_a_name_and_the_query_lists_names_to_check(database_url
     for row in rows:
         cards, voters = int(row["cards"]), int(row["voters"])
         assert voters < 5 or 4 * cards < 3 * voters or row["method"] == "contrast"
+
+
+def test_an_import_that_changes_the_mechanics_mines_again(database_url: str) -> None:
+    """The rules make keywords abilities or actions (and Counter is mined from its cards'
+    Oracle texts): an import of them alone votes the names again, as one of printed texts."""
+    engine = make_engine(database_url)
+    sets = realdata("mtgjson-sets-2022-05")
+    run_import(engine, [sets / name for name in SETS])
+    with engine.begin() as connection:
+        connection.execute(
+            schema.mechanic_names.delete().where(schema.mechanic_names.c.origin == "mined")
+        )
+    run_import(engine, [realdata("MagicCompRules_20220429.txt")])
+    assert names(engine, "flying")["de"] == ("Fliegend", "mined", 46, 46, "line")
+    # Scry is an action by its lines, as before the rules said so.
+    assert names(engine, "scry")["de"] == ("Hellsicht", "mined", 19, 19, "contrast")
+    engine.dispose()

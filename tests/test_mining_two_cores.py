@@ -14,7 +14,7 @@ import pytest
 from kb.mining.mine import mine
 from kb.mining.samples import Sample
 from kb.mining.two_cores import ROWS_PER_MESSAGE, mine_on_two_cores
-from tests.test_mining import OTHER, SCRY, sample
+from tests.test_mining import OTHER, SCRY, counter_samples, sample
 
 pytestmark = pytest.mark.skipif(
     (os.cpu_count() or 1) < 2, reason="one core: mining runs in one process (nothing to fork)"
@@ -50,6 +50,14 @@ def test_two_cores_find_what_one_finds() -> None:
         ("Scry", "ja"): "占術",
     }
     assert mine_on_two_cores(samples, as_samples, by_locale, minimum=3) == one
+
+
+def test_two_cores_take_the_actions_they_are_told() -> None:
+    samples = counter_samples() + [s._replace(locale="fr") for s in counter_samples()]
+    also = frozenset({"Counter"})
+    one = mine(samples, minimum=3, also_actions=also)
+    assert one.actions == also
+    assert mine_on_two_cores(samples, as_samples, by_locale, 3, also) == one
 
 
 def test_a_childs_error_is_raised_in_the_parent() -> None:

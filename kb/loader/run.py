@@ -121,7 +121,8 @@ class Loader:
         refresh_near_duplicates(self.state.connection, self.state.texts_written)
         normalize.cache_clear()  # the rulings' texts are folded: their memory is the mining's
         counts = self.summary.counts
-        if counts["texts new"] or counts["texts changed"]:
-            # The printed texts changed: their mechanic and type names are voted again.
+        if counts["texts new"] or counts["texts changed"] or self.state.retag_everything:
+            # The printed texts or the mechanics changed: their names are voted again (a
+            # keyword action the rules define is mined from its cards' Oracle texts).
             MinedNames(self.state).mine()
         return self.summary

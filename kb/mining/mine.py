@@ -58,13 +58,19 @@ class Miners:
         )
 
 
-def mine(samples: Iterable[Sample], minimum: int = MIN_CARDS) -> Mined:
+def mine(
+    samples: Iterable[Sample],
+    minimum: int = MIN_CARDS,
+    also_actions: frozenset[str] = frozenset(),
+) -> Mined:
     """Every name with at least ``minimum`` voting cards. A keyword action is named by
-    contrast; a keyword ability by its lines, or by contrast where its lines name nothing."""
+    contrast; a keyword ability by its lines, or by contrast where its lines name nothing.
+    ``also_actions`` are taken for actions whatever their lines (keyword actions that start a
+    line: "Counter target spell.")."""
     miners = Miners()
     for position, sample in enumerate(samples):
         miners.add(sample, position)
-    taken = actions(miners.contrast.firsts)
+    taken = actions(miners.contrast.firsts) | also_actions
     return merged([miners.found(taken, minimum)], taken)
 
 

@@ -39,15 +39,16 @@ def mine_on_two_cores(
     samples_of: SamplesOf[Row],
     locale_of: Callable[[Row], str],
     minimum: int = MIN_CARDS,
+    also_actions: frozenset[str] = frozenset(),
 ) -> Mined:
-    """``mine(samples_of(rows), minimum)``, with every other locale (in the order they first
-    come) mined in a forked child where there are two cores and the platform forks; in this
-    process alone elsewhere.
+    """``mine(samples_of(rows), minimum, also_actions)``, with every other locale (in the order
+    they first come) mined in a forked child where there are two cores and the platform forks;
+    in this process alone elsewhere.
 
     ``samples_of`` makes at most one sample of each row, lazily (a sample is where its row is
     among the rows); it is inherited by the child, never pickled. ``rows`` must pickle."""
     if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return mine(samples_of(rows), minimum)
+        return mine(samples_of(rows), minimum, also_actions)
     context = multiprocessing.get_context("fork")
     to_child, child_reads = context.Pipe(duplex=True)
     child = context.Process(
@@ -61,7 +62,8 @@ def mine_on_two_cores(
         for sample in samples_of(own_rows):
             miners.add(sample, own_rows.position)
         own_rows.finish()
-        taken = actions(earliest(miners.contrast.firsts, _received(to_child, child)))
+        firsts = earliest(miners.contrast.firsts, _received(to_child, child))
+        taken = actions(firsts) | also_actions
         to_child.send(taken)
         founds = [miners.found(taken, minimum), _received(to_child, child)]
     except ConnectionError:  # the child stopped reading (gone): what it sent says why
