@@ -14,24 +14,22 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
-from types import CodeType
 from typing import Any, TypeVar
 
 from babel import Locale as BabelLocale
 from babel.numbers import format_decimal, format_percent
 from jinja2 import (
-    BytecodeCache,
     Environment,
     FileSystemLoader,
     StrictUndefined,
     Template,
     select_autoescape,
 )
-from jinja2.bccache import Bucket
 
 from kb.locales import BY_CODE, Locale
 from kb.resources import resource_dir
 from kb.site.collation import collated, sectioned
+from kb.site.compiled import CompiledOnce
 from kb.site.dates import medium_date
 from kb.site.i18n import translations
 from kb.site.mana import mana_symbols, rules_text
@@ -116,24 +114,7 @@ def local_name(named: CardEntry | LocalizedCard | MechanicView, locale: Locale) 
     return named.name_in(locale.code) or named.name
 
 
-class _CompiledOnce(BytecodeCache):
-    """Templates compiled once for every locale's environment: the environments differ only
-    in their globals (translations, locale), which compiled code looks up when it runs."""
-
-    def __init__(self) -> None:
-        self._codes: dict[str, tuple[str, CodeType]] = {}
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        found = self._codes.get(bucket.key)
-        if found is not None and found[0] == bucket.checksum:
-            bucket.code = found[1]
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        if bucket.code is not None:
-            self._codes[bucket.key] = (bucket.checksum, bucket.code)
-
-
-_COMPILED = _CompiledOnce()
+_COMPILED = CompiledOnce()
 TEMPLATES = (
     "card.html",
     "mechanic.html",
