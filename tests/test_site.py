@@ -36,7 +36,6 @@ from kb.locales import BY_CODE
 from kb.site import OutputFolderError, mana, render, search, staging, workers
 from kb.site.build import BuildOptions, build
 from kb.site.collation import collated, label, sectioned
-from kb.site.fingerprints import digest
 from kb.site.manifest import Manifest
 from kb.site.output import MANIFEST
 from kb.site.paths import relative_href
@@ -334,7 +333,7 @@ def test_large_pages_are_encoded_in_slices(
     assert manifest is not None
     assert manifest.pages == Manifest.read(whole).pages  # type: ignore[union-attr]
     for path, (_fingerprint, content) in manifest.pages.items():
-        assert digest((sliced / path).read_bytes()) == content, path
+        assert staging.page_hash((sliced / path).read_bytes()) == content, path
 
 
 def test_rulings_are_shown_as_text(demo_store: Engine, tmp_path: Path) -> None:

@@ -3,17 +3,17 @@ live site, and refuses to build into a folder that holds files kb did not write.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import xxhash
 from sqlalchemy.engine import Engine
 
 from kb.engine import sqlite_file
 from kb.site import OutputFolderError
-from kb.site.fingerprints import HASH_LENGTH, digest
+from kb.site.fingerprints import HASH_LENGTH
 from kb.site.manifest import Previous
 from kb.site.output import check_folder
 from kb.site.render import Page
@@ -35,7 +35,7 @@ class Stager:
         data = page.text
         if isinstance(data, str) and len(data) <= ENCODED_AT_ONCE:
             data = data.encode("utf-8")
-        content = digest(data) if isinstance(data, bytes) else _digest_in_slices(data)
+        content = page_hash(data) if isinstance(data, bytes) else _hash_in_slices(data)
         if self.previous is not None and old_hash == content and self.previous.present(page.path):
             return content, False
         target = f"{self.folder}/{page.path}"  # a string: pathlib's joins cost more than a write
@@ -60,8 +60,18 @@ def _encoded_in_slices(text: str) -> Iterator[bytes]:
         yield text[start : start + ENCODED_SLICE].encode("utf-8")
 
 
-def _digest_in_slices(text: str) -> str:
-    hasher = hashlib.sha256()
+def page_hash(data: bytes) -> str:
+    """What tells a page's bytes from the previous site's (the manifest's page hashes): XXH3's
+    128 bits, the first HASH_LENGTH hex digits. Ten times as fast as SHA-256 on a card page
+    (0.3 µs against 3.3 µs for 5 KB: a tenth of a small build's hashing and writing), and
+    what it guards needs no cryptographic hash: a build compares its own pages, and two
+    different pages with one hash would leave the old one in place, never show another."""
+    return xxhash.xxh3_128_hexdigest(data)[:HASH_LENGTH]
+
+
+def _hash_in_slices(text: str) -> str:
+    """``page_hash`` of the text's UTF-8 bytes, encoded a slice at a time."""
+    hasher = xxhash.xxh3_128()
     for data in _encoded_in_slices(text):
         hasher.update(data)
     return hasher.hexdigest()[:HASH_LENGTH]
