@@ -20,8 +20,8 @@ from sqlalchemy.engine import Connection
 from kb.engine import make_engine
 from kb.site.data import CardView
 from kb.site.fingerprints import Fingerprints, encoded
+from kb.site.forms import Items
 from kb.site.output import MANIFEST
-from kb.site.stencils import Items
 
 THREE_STEPS = "Three Steps Ahead"
 GERMAN = "de/cards/three-steps-ahead.html"

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jinja2 import DictLoader, Environment, StrictUndefined
 
-from kb.site.stencils import Items, StencilError, Stencils, each, hole_filter, hole_ngettext
+from kb.site.forms import Items, StencilError
+from kb.site.stencils import Stencils, each, hole_filter, hole_ngettext
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,49 @@ def test_pages_filled_into_stencils_are_the_pages_jinja2_renders(found: list[Ent
     template = ENV.get_template("page.html")
     for entry in found:
         assert stencils.render(template, "de", entry=entry) == template.render(entry=entry).encode()
+
+
+LOCALE_ENVS = {code: _environment(TEMPLATES) for code in ("de", "fr", "en")}
+for _code, _env in LOCALE_ENVS.items():
+    _env.globals["code"] = _code
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(entries, min_size=1, max_size=4), st.lists(st.sampled_from("dfe"), max_size=5))
+def test_a_context_rendered_in_locales_in_turn_is_what_jinja2_renders(
+    found: list[Entry], order: list[str]
+) -> None:
+    """A context's pages one after the other in several locales: its forms (and its lines')
+    are walked for the first two pages, recorded at the third and replayed for the others
+    (kb.site.forms); an entry whose line is another entry's is rendered again after."""
+    stencils = Stencils()
+    codes = [{"d": "de", "f": "fr", "e": "en"}[letter] for letter in ["d", "f", "d", *order]]
+    if len(found) > 1:
+        found.append(found[0]._replace(lines=found[1].lines))
+    for entry in found:
+        for code in codes:
+            template = LOCALE_ENVS[code].get_template("page.html")
+            expected = template.render(entry=entry).encode()
+            assert stencils.render(template, code, entry=entry) == expected
+
+
+def test_a_new_context_never_gets_the_forms_of_one_gone() -> None:
+    """Contexts made and let go one after the other, as a build's cards are: a new object may
+    take a gone one's id, and must not get its recorded form."""
+    stencils = Stencils()
+    for number in range(200):
+        entry = Entry(
+            number,
+            f"t{number}",
+            number % 2 == 0,
+            ("w",) * (number % 3),
+            Items([Line(number, f"l{number}", None, {"fr": f"n{number}"})] * (number % 2)),
+        )
+        for code in ("de", "fr", "de", "fr"):
+            template = LOCALE_ENVS[code].get_template("page.html")
+            expected = template.render(entry=entry).encode()
+            assert stencils.render(template, code, entry=entry) == expected
+        del entry
 
 
 def test_a_stencil_is_made_once_per_form() -> None:

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from kb.locales import Locale
 from kb.site.collation import label, primary_key
-from kb.site.stencils import Items
+from kb.site.forms import Items
 from kb.site.views import LetterView, LocalizedCard, SectionLink
 
 FOLDER = "a-z"

@@ -18,8 +18,8 @@ from sqlalchemy.engine import Connection
 
 from kb import schema as tables
 from kb.site import card_texts
+from kb.site.forms import Items
 from kb.site.paths import unique_slugs
-from kb.site.stencils import Items
 from kb.site.views import (
     CardEntry,
     CardView,

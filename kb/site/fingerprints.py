@@ -15,8 +15,8 @@ import orjson
 
 from kb.resources import resource_dir
 from kb.site import render
+from kb.site.forms import shown
 from kb.site.render import Languages
-from kb.site.stencils import shown
 from kb.site.views import CardEntry, CardView, MechanicView
 
 HASH_LENGTH = 20

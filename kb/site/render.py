@@ -31,9 +31,10 @@ from kb.resources import resource_dir
 from kb.site.collation import collated, sectioned
 from kb.site.compiled import CompiledOnce
 from kb.site.dates import medium_date
+from kb.site.forms import Items
 from kb.site.i18n import translations
 from kb.site.mana import mana_symbols, rules_text
-from kb.site.stencils import Items, Stencils, each, hole_filter, hole_ngettext
+from kb.site.stencils import Stencils, each, hole_filter, hole_ngettext
 from kb.site.views import (
     CardEntry,
     CardView,

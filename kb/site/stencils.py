@@ -28,21 +28,26 @@ a synthetic store both ways, by Jinja2 alone and through stencils, and requires 
    are not given to templates; the properties named in its ``SHOWN_PROPERTIES`` are, as fields.
 5. A template reads nothing but its context and its environment's globals, which are the same for
    every page of a locale.
+
+And one rule for the caller, which no stencil can check: a context's values and their items do
+not change while the pages of that context are rendered one after the other (a card's page in
+each locale): their forms are recorded for the pages that follow (kb.site.forms). Views are
+read from the store for each build and never changed after.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
 import re
 from collections.abc import Callable, Iterable
 from functools import cache
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Any
 
 from jinja2 import Template, pass_context
 from jinja2.runtime import Context, Macro
 from markupsafe import Markup, escape
+
+from kb.site.forms import LEAVES, PLAIN, Forms, Items, StencilError, view_fields
 
 _OPEN, _CLOSE = "\ue000", "\ue001"
 _MARK = re.compile("\ue000(&amp;|&)(\\d+)\ue001")
@@ -51,16 +56,6 @@ filter or ``each`` made markup of it. Private-use characters, which no template 
 
 ESCAPED, MARKUP, ITEMS = range(3)
 """How a slot is filled: the value escaped, the value as markup, the items by a macro."""
-
-
-class StencilError(RuntimeError):
-    """A template did something with a hole that a stencil cannot repeat (see the contract)."""
-
-
-class Items(tuple[Any, ...]):
-    """A sequence that templates render item by item with ``each`` (rule 3)."""
-
-    __slots__ = ()
 
 
 class _Slots:
@@ -190,124 +185,6 @@ def _itself(value: Any) -> Any:
     return value
 
 
-_Fields = tuple[type, Callable[[Any], tuple[Any, ...]], tuple[str, ...]]
-_FIELDS: dict[type, _Fields] = {}
-
-
-def _fields(kind: type) -> _Fields:
-    """A view type's shown fields (rule 4), and a function that reads them."""
-    found = _FIELDS.get(kind)
-    if found is None:
-        if dataclasses.is_dataclass(kind):
-            names = [field.name for field in dataclasses.fields(kind)]
-        elif issubclass(kind, tuple) and hasattr(kind, "_fields"):
-            names = list(kind._fields)
-        else:
-            raise StencilError(f"a page's context holds a {kind.__name__}, which is no view")
-        hidden = {"id", *getattr(kind, "NOT_SHOWN", ())}
-        shown = (
-            *(name for name in names if name not in hidden),
-            *getattr(kind, "SHOWN_PROPERTIES", ()),
-        )
-        read = attrgetter(*shown) if len(shown) > 1 else lambda view: (getattr(view, shown[0]),)
-        found = _FIELDS[kind] = (kind, read, shown)
-    return found
-
-
-def shown(view: Any) -> tuple[Any, ...]:
-    """A view's fields as templates receive them (rule 4), in order."""
-    return tuple(_fields(type(view))[1](view))
-
-
-_PLAIN = frozenset({type(None), bool})
-_LEAVES = frozenset({int, float, dt.date, Markup})
-
-
-def form(value: Any, code: str, values: list[Any], shape: list[Any]) -> None:
-    """The form of a context (rule 1) for a page in the locale ``code``, appended to ``shape``
-    flat (each view's type and each list's length say how many elements follow); its holes'
-    values are appended to ``values`` in the order ``stand_in`` makes their holes."""
-    kind = type(value)
-    if kind is str:
-        if value:
-            values.append(value)
-            shape.append(_HOLE)
-        else:
-            shape.append("")
-    elif kind in _PLAIN:
-        shape.append(value)
-    elif kind in _LEAVES:
-        values.append(value)
-        shape.append(_HOLE)
-    elif kind is Items:
-        values.append(value)
-        shape.append(_FULL if value else _EMPTY)
-    elif kind is dict:
-        if code in value:
-            shape.append(_PRESENT)
-            form(value[code], code, values, shape)
-        else:
-            shape.append(_ABSENT)
-    elif kind is tuple or kind is list:
-        shape.append(len(value))
-        for item in value:
-            form(item, code, values, shape)
-    else:
-        _form_of_view(value, code, values, shape)
-
-
-def _form_of_view(view: Any, code: str, values: list[Any], shape: list[Any]) -> None:
-    kind, read, _shown = _fields(type(view))
-    shape.append(kind)
-    for field in read(view):  # the commonest fields here: a call less for each
-        field_kind = type(field)
-        if field_kind is str:
-            if field:
-                values.append(field)
-                shape.append(_HOLE)
-            else:
-                shape.append("")
-        elif field_kind in _PLAIN:
-            shape.append(field)
-        elif field_kind is dict:
-            local = field.get(code, _ABSENT)
-            if local is _ABSENT:
-                shape.append(_ABSENT)
-            elif type(local) is str and local:
-                values.append(local)
-                shape.append(_PRESENT)
-                shape.append(_HOLE)
-            else:
-                shape.append(_PRESENT)
-                form(local, code, values, shape)
-        elif field_kind in _LEAVES:
-            values.append(field)
-            shape.append(_HOLE)
-        elif field_kind is Items:
-            values.append(field)
-            shape.append(_FULL if field else _EMPTY)
-        else:
-            form(field, code, values, shape)
-
-
-class _Mark:
-    """A mark in a form: it compares and hashes as itself."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-_PRESENT, _ABSENT = _Mark("present"), _Mark("absent")
-"""Whether a dict holds the page's locale."""
-_HOLE = _Mark("hole")
-_FULL, _EMPTY = _Mark("items"), _Mark("no items")
-
-
 class _View:
     """A view's stand-in: its shown fields, holes where its leaves are."""
 
@@ -319,9 +196,9 @@ def stand_in(value: Any, code: str, slots: _Slots, count: list[int]) -> Any:
     """The context with holes for its leaves, in the order ``form`` takes their values;
     ``count``: the number of holes made so far, one element."""
     kind = type(value)
-    if (kind is str and not value) or kind in _PLAIN:
+    if (kind is str and not value) or kind in PLAIN:
         return value
-    if kind is str or kind in _LEAVES or kind is Items:
+    if kind is str or kind in LEAVES or kind is Items:
         number = count[0]
         count[0] += 1
         marker = slots.add(number, ESCAPED, None)
@@ -334,7 +211,7 @@ def stand_in(value: Any, code: str, slots: _Slots, count: list[int]) -> Any:
         return kind(stand_in(item, code, slots, count) for item in value)
     if kind is dict:
         return {code: stand_in(value[code], code, slots, count)} if code in value else {}
-    _view, read, shown = _fields(kind)
+    _view, read, shown = view_fields(kind)
     return _View(
         {
             name: stand_in(field, code, slots, count)
@@ -400,6 +277,7 @@ class Stencils:
 
     def __init__(self) -> None:
         self._made: dict[tuple[Any, ...], Stencil] = {}
+        self._forms = Forms()
         self._escaped: dict[Any, bytes] = {}
         """Values escaped lately: a card's pages in 11 locales print the same texts (kept few: a
         large site's A–Z pages would fill it with 30,000 names, ~10 MB of the main process)."""
@@ -409,8 +287,10 @@ class Stencils:
         values: list[Any] = []
         names = tuple(context)
         shape: list[Any] = [template, names]
-        for value in context.values():
-            form(value, code, values, shape)
+        current = tuple(context.values())
+        self._forms.begin(current)
+        for value in current:
+            self._forms.add(value, code, values, shape)
         key = tuple(shape)
         stencil = self._made.get(key)
         if stencil is None:
@@ -430,7 +310,7 @@ class Stencils:
         for item in items:
             values: list[Any] = []
             shape: list[Any] = [macro]
-            form(item, code, values, shape)
+            self._forms.add(item, code, values, shape)  # an item of the context begun
             key = tuple(shape)
             stencil = self._made.get(key)
             if stencil is None:

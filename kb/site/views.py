@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import ClassVar, NamedTuple
 
 from kb.site.card_texts import FaceView, PrintedView
-from kb.site.stencils import Items
+from kb.site.forms import Items
 
 
 @dataclass(frozen=True, slots=True)
