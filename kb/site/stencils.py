@@ -31,8 +31,10 @@ a synthetic store both ways, by Jinja2 alone and through stencils, and requires 
 
 And one rule for the caller, which no stencil can check: a context's values and their items do
 not change while the pages of that context are rendered one after the other (a card's page in
-each locale): their forms are recorded for the pages that follow (kb.site.forms). Views are
-read from the store for each build and never changed after.
+each locale): their forms are recorded for the pages that follow (kb.site.forms). Card views
+are read from the store for each build and not changed after; the mechanic views that a
+watching build keeps and updates come with new Items on each page, so no two of their pages
+share a context.
 """
 
 from __future__ import annotations
