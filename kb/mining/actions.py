@@ -119,17 +119,18 @@ class Contrast:
         return mined
 
 
-def actions(firsts: Firsts) -> frozenset[str]:
+def actions(firsts: Firsts, also: frozenset[str] = frozenset()) -> frozenset[str]:
     """The keywords taken for actions: fewer than ``ACTION_SHARE`` of their cards' English
-    lines start with them."""
+    lines start with them, and ``also`` whatever their lines (an action that starts its
+    lines: "Counter target spell.")."""
     listed: Counter[str] = Counter()
     starts: Counter[str] = Counter()
     for (_card, keyword), (_position, starting) in firsts.items():
         listed[keyword] += 1
         starts[keyword] += starting
-    return frozenset(
+    return also | {
         keyword for keyword, count in listed.items() if starts[keyword] < ACTION_SHARE * count
-    )
+    }
 
 
 def earliest(*firsts: Firsts) -> Firsts:

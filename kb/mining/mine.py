@@ -70,7 +70,7 @@ def mine(
     miners = Miners()
     for position, sample in enumerate(samples):
         miners.add(sample, position)
-    taken = actions(miners.contrast.firsts) | also_actions
+    taken = actions(miners.contrast.firsts, also_actions)
     return merged([miners.found(taken, minimum)], taken)
 
 

@@ -63,7 +63,7 @@ def mine_on_two_cores(
             miners.add(sample, own_rows.position)
         own_rows.finish()
         firsts = earliest(miners.contrast.firsts, _received(to_child, child))
-        taken = actions(firsts) | also_actions
+        taken = actions(firsts, also_actions)
         to_child.send(taken)
         founds = [miners.found(taken, minimum), _received(to_child, child)]
     except ConnectionError:  # the child stopped reading (gone): what it sent says why

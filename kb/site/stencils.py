@@ -298,7 +298,7 @@ class Stencils:
         if stencil is None:
             stencil = self._made[key] = self._make(
                 lambda stand: template.render(dict(zip(names, stand, strict=True))),
-                tuple(context.values()),
+                current,
                 code,
             )
         return self._fill(stencil, values, code)
