@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jinja2 import DictLoader, Environment, StrictUndefined
+from markupsafe import Markup
 
 from kb.site.forms import Items, StencilError
 from kb.site.stencils import Stencils, each, hole_filter, hole_ngettext
@@ -144,6 +145,18 @@ def test_a_stencil_is_made_once_per_form() -> None:
         entry = Entry(1, title, True, ("x",), Items([Line(2, title, None, {})]))
         assert stencils.render(template, "de", entry=entry) == template.render(entry=entry).encode()
     assert len(stencils._made) == 2  # the page's form, and its one line's
+
+
+def test_markup_is_printed_as_it_is_and_not_kept() -> None:
+    """Markup (a feed's entries, rendered whole by a macro) is printed unescaped, as Jinja2
+    prints it, and is not kept among the escaped texts: a large site's entries are MBs."""
+    stencils = Stencils()
+    template = ENV.get_template("page.html")
+    for number in range(3):
+        entry = Entry(1, Markup(f"<em>{number}</em>&amp;"), True, ("x",), Items([]))
+        assert stencils.render(template, "de", entry=entry) == template.render(entry=entry).encode()
+    assert "x" in stencils._escaped
+    assert not [text for text in stencils._escaped if isinstance(text, Markup)]
 
 
 def _render(source: str, **context: Any) -> bytes:

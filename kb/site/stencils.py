@@ -270,6 +270,10 @@ _ESCAPED_KEPT = 2_000
 
 
 def _escape(escaped: dict[Any, bytes], text: Any) -> bytes:
+    if isinstance(text, Markup):
+        # Markup (an entry a macro rendered, whole) is printed as it is: nothing to escape,
+        # and kept it would hold a large site's feed entries, a few MB, in the main process.
+        return text.encode()
     found = escaped[text] = escape(text).encode()
     return found
 
