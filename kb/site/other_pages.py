@@ -331,7 +331,7 @@ def plan_other_pages(
             return recent_changes(connection, index, known=known)
 
     # What the feeds and recent changes pages receive, whole: the same in every locale.
-    changes = cache(lambda: fingerprints.of(encoded(recent())))
+    changes = cache(lambda: fingerprints.page(recent()))
 
     def forget_changes() -> None:
         """Let the changes go once their pages are staged (a large site's ~5 MB: a ruling
