@@ -53,6 +53,14 @@ Planned = tuple[str, str, Callable[[], Page]]
 """A page of a family: its path, its fingerprint and how to render it."""
 
 
+@dataclass(frozen=True)
+class Release:
+    """A point of the plan where what the pages before it shared is let go, once they are
+    staged: the pages after it then take memory the build already has, not more."""
+
+    let_go: Callable[[], None]
+
+
 @dataclass
 class Family:
     """Pages planned as one, which are known only once what they show is read: a locale's A–Z
@@ -123,12 +131,10 @@ class OtherPagesPlan:
     ``recorded``: the previous site's other pages, path → (fingerprint, hash)."""
 
     recorded: dict[str, tuple[str, str]] = field(default_factory=dict)
-    entries: list[tuple[str, Callable[[], Page]] | Family] = field(default_factory=list)
+    entries: list[tuple[str, Callable[[], Page]] | Family | Release] = field(default_factory=list)
     """In the order they are rendered."""
     families: list[Family] = field(default_factory=list)
     _fingerprints: dict[str, Callable[[], str]] = field(default_factory=dict)
-    _releases: list[Callable[[], None]] = field(default_factory=list)
-    """How to let go of what the renderers share, once the pages are staged."""
 
     def add(self, path: str, fingerprint: Callable[[], str], renderer: Callable[[], Page]) -> None:
         self._fingerprints[path] = fingerprint
@@ -152,12 +158,10 @@ class OtherPagesPlan:
         fixed = len(self._fingerprints)
         return fixed + sum(len(family.paths()) + 1 for family in self.families)
 
-    def after_staging(self, release: Callable[[], None]) -> None:
-        self._releases.append(release)
-
-    def staged(self) -> None:
-        for release in self._releases:
-            release()
+    def release(self, let_go: Callable[[], None]) -> None:
+        """Let go of what the pages planned so far share once they are staged (what is let go
+        is read again if a page after needs it)."""
+        self.entries.append(Release(let_go))
 
 
 class LocalizedCards:
@@ -245,7 +249,6 @@ def plan_other_pages(
     build that keeps running."""
     plan = OtherPagesPlan(recorded)
     localized = LocalizedCards(engine, index, locales)
-    plan.after_staging(localized.forget)
     counts = fingerprints.of(len(index.cards), index.ruling_count, mechanic_list)
 
     @cache
@@ -341,14 +344,14 @@ def plan_other_pages(
             changes()
             recent.cache_clear()
 
-    plan.after_staging(forget_changes)
-
     def changes_page(locale: Locale) -> Page:
         return feed.changes_page(recent(), locale, languages, kept_entries)
 
     def feed_page(locale: Locale) -> Page:
         return feed.feed(recent(), locale, languages, base_url, kept_entries)
 
+    # Each kind of page in every locale, then what they share let go: the changes (a large
+    # site's ~5 MB) before the cards' lists are read, those lists (~15 MB) before the sitemaps.
     for locale in locales:
         shown = coverage.get(locale.code)
         plan.add(
@@ -356,6 +359,10 @@ def plan_other_pages(
             partial(fingerprints.of, counts, encoded(shown)),
             partial(home_page, index, locale, languages, shown),
         )
+        plan.add(Urls.changes(locale), changes, partial(changes_page, locale))
+        plan.add(Urls.feed(locale), changes, partial(feed_page, locale))
+    plan.release(forget_changes)
+    for locale in locales:
         folder = f"{locale.folder}/{az.FOLDER}/"
         plan.add_family(
             Family(
@@ -367,8 +374,6 @@ def plan_other_pages(
                 kept_names is not None and kept_names.missing(locale),
             )
         )
-        plan.add(Urls.changes(locale), changes, partial(changes_page, locale))
-        plan.add(Urls.feed(locale), changes, partial(feed_page, locale))
         if full:  # after the locale's A–Z page, from the same list of its cards
             for mechanic in index.mechanics.values():
                 add_mechanic_page(locale, mechanic)
@@ -376,6 +381,7 @@ def plan_other_pages(
         for mechanic in index.mechanics.values():
             for locale in locales:
                 add_mechanic_page(locale, mechanic)
+    plan.release(localized.forget)
     fixed = fingerprints.of()
     rendered_root_pages = cache(lambda: root_pages(base_url or "/", languages))
 
@@ -461,6 +467,9 @@ def stage_other_pages(
         done.append((path, *stager.stage(renderer(), manifest.pages.get(path, ("", ""))[1])))
 
     for entry in plan.entries:
+        if isinstance(entry, Release):
+            entry.let_go()
+            continue
         if not isinstance(entry, Family):
             if stale(entry[0]):
                 stage(*entry)
@@ -479,7 +488,6 @@ def stage_other_pages(
             if stale(path):
                 stage(path, renderer)
         entry.pages = [(path, own, _released) for path, own, _renderer in entry.resolved()]
-    plan.staged()
     return done
 
 
