@@ -245,6 +245,34 @@ def test_an_action_that_starts_its_lines_is_named_by_contrast_when_told() -> Non
     ]
 
 
+JAPANESE_COUNTER = [  # as the cards print them (Cancel, M21 46: "それを打ち消す。")
+    ("Counter target spell.", "呪文１つを対象とし、それを打ち消す。"),
+    ("Counter target creature spell.", "クリーチャー・呪文１つを対象とし、それを打ち消す。"),
+    ("Counter target activated ability.", "起動型能力１つを対象とし、それを打ち消す。"),
+    (
+        "Draw a card, then counter target spell.",
+        "カードを１枚引く。その後、呪文１つを対象とし、それを打ち消す。",
+    ),
+]
+
+
+def test_a_japanese_action_that_is_a_verb_is_named_with_its_okurigana() -> None:
+    """Japanese candidates hold no hiragana (a particle, an inflection), but for a verb written
+    with its okurigana, one kana after each kanji run: 打ち消す, not 呪文 ("spell")."""
+    samples = [
+        sample(f"{kind}{index}", keywords, english, japanese, locale="ja")
+        for kind, keywords, rows in (
+            ("C", ("Counter",), JAPANESE_COUNTER),
+            ("O", (), [(english, japanese) for english, _, japanese in OTHER + SCRY]),
+        )
+        for index, (english, japanese) in enumerate(rows)
+    ]
+    told = mine(samples, minimum=3, also_actions=frozenset({"Counter"}))
+    assert [(n.mechanic, n.locale, n.name) for n in told.mechanics] == [
+        ("Counter", "ja", "打ち消す")
+    ]
+
+
 def test_types_and_subtypes_align_on_the_dash() -> None:
     samples = [
         sample(

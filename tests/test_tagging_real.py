@@ -132,6 +132,7 @@ def test_keyword_actions_no_card_lists_are_named_from_the_oracle_texts(engine: E
     assert named[("counter", "de")] == "Neutralisiere"  # Cancel, M21 46: "Neutralisiere einen"
     assert named[("counter", "fr")] == "Contrecarrez"  # Cancel, M21 46: "Contrecarrez le sort"
     assert named[("counter", "zh-Hans")] == "反击"  # Cancel, M21 46: "反击目标咒语。"
+    assert named[("counter", "ja")] == "打ち消す"  # Cancel, M21 46: "それを打ち消す。"
     assert named[("regenerate", "de")] == "Regeneriere"  # Regenerate, M10 202
     assert named[("regenerate", "ja")] == "再生"  # Regenerate, M10 202: "それを再生する"
     assert len([key for key in named if key[0] == "counter"]) == 10

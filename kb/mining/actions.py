@@ -38,6 +38,13 @@ def _is_hiragana(character: str) -> bool:
     return "\u3041" <= character <= "\u309f"
 
 
+_PARTICLES: Final = "をがにはのとでへもやかね"
+_KANA: Final = "".join(chr(code) for code in range(0x3041, 0x3097) if chr(code) not in _PARTICLES)
+_JAPANESE_VERB: Final = re.compile(f"(?:[\u4e00-\u9fff々]+[{_KANA}]){{2,}}")
+"""A verb written with its okurigana, each kanji run followed by one kana that is not a
+particle: 打ち消す (counter), whose kana keep it from the runs of kanji and katakana."""
+
+
 _WORD: Final = re.compile(r"[^\W\d_]+")
 _CJK_SEGMENT: Final = re.compile(r"[^\w]+|[\d０-９_a-zA-ZＸ]+")
 
@@ -169,9 +176,15 @@ def _grams(text: str, locale: str) -> set[str]:
                 for end in range(start + 2, min(start + 6, len(segment)) + 1):
                     gram = segment[start:end]
                     # A Japanese name is written in kanji or katakana: a run with hiragana
-                    # holds a particle or an inflection (闘を, 身させ).
+                    # holds a particle or an inflection (闘を, 身させ)...
                     if locale != "ja" or not any(map(_is_hiragana, gram)):
                         found.add(gram)
+            if locale == "ja":  # ... unless it is a verb with its okurigana (打ち消す)
+                found.update(
+                    verb.group()
+                    for verb in _JAPANESE_VERB.finditer(segment)
+                    if len(verb.group()) <= 6
+                )
         return found
     words = list(_WORD.finditer(text))
     # Two words only where one space parts them as printed ("all'inizio" is not "all inizio").
