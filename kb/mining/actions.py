@@ -45,6 +45,8 @@ _JAPANESE_VERB: Final = re.compile(f"(?:[\u4e00-\u9fff々]+[{_KANA}]){{2,}}")
 particle: 打ち消す (counter), whose kana keep it from the runs of kanji and katakana."""
 
 
+_LONGEST_RUN: Final = 6
+"""Characters of the longest Japanese or Chinese candidate."""
 _WORD: Final = re.compile(r"[^\W\d_]+")
 _CJK_SEGMENT: Final = re.compile(r"[^\w]+|[\d０-９_a-zA-ZＸ]+")
 
@@ -173,7 +175,7 @@ def _grams(text: str, locale: str) -> set[str]:
         found: set[str] = set()
         for segment in _CJK_SEGMENT.split(text):
             for start in range(len(segment)):
-                for end in range(start + 2, min(start + 6, len(segment)) + 1):
+                for end in range(start + 2, min(start + _LONGEST_RUN, len(segment)) + 1):
                     gram = segment[start:end]
                     # A Japanese name is written in kanji or katakana: a run with hiragana
                     # holds a particle or an inflection (闘を, 身させ)...
@@ -183,7 +185,7 @@ def _grams(text: str, locale: str) -> set[str]:
                 found.update(
                     verb.group()
                     for verb in _JAPANESE_VERB.finditer(segment)
-                    if len(verb.group()) <= 6
+                    if len(verb.group()) <= _LONGEST_RUN
                 )
         return found
     words = list(_WORD.finditer(text))
