@@ -377,6 +377,15 @@ card_mechanics = Table(
     Column(
         "mechanic_id", Integer, ForeignKey("mechanics.id", ondelete="CASCADE"), primary_key=True
     ),
+    Column(
+        "origin",
+        String(16),
+        nullable=False,
+        server_default="listed",
+        comment="Why the card has the mechanic: listed (a source lists the keyword on the card, "
+        "or an editor tagged it) or text (kb read it in the card's Oracle text: a term, or a "
+        "keyword action in the rule's sense, which sources list on few cards or none).",
+    ),
     # A mechanic's cards read from the index alone (missing_names).
     Index("ix_card_mechanics_mechanic_id_card_id", "mechanic_id", "card_id"),
     comment="Tags: which cards have which mechanic.",

@@ -95,3 +95,38 @@ def test_0004_fills_head_keys_and_near_duplicates_of_stored_rulings(
     assert list(heads) == [head_key(curly), head_key(straight)]
     assert [(p.ruling_id, p.other_ruling_id, p.reason) for p in pairs] == [(1, 2, "same beginning")]
     engine.dispose()
+
+
+def test_0012_tells_a_terms_tags_from_the_listed_ones(empty_database_url: str) -> None:
+    """Until 0012 only a term's tags were read in a card's text: the others were listed."""
+    engine = make_engine(empty_database_url)
+    migrate.upgrade(engine, "0011")
+    with engine.begin() as connection:
+        connection.execute(
+            sql_text(
+                "INSERT INTO mechanics (id, slug, kind) VALUES "
+                "(1, 'flying', 'keyword_ability'), (2, 'scry', 'keyword_action'), "
+                "(3, 'outlaw', 'term'), (4, 'landfall', 'keyword')"
+            )
+        )
+        connection.execute(sql_text("INSERT INTO cards (id, name) VALUES (1, 'Outlaw Flyer')"))
+        connection.execute(
+            sql_text(
+                "INSERT INTO card_mechanics (card_id, mechanic_id) VALUES (1, 1), (1, 2), (1, 3), "
+                "(1, 4)"
+            )
+        )
+    migrate.upgrade(engine)
+    with engine.connect() as connection:
+        found = connection.execute(
+            select(schema.card_mechanics.c.mechanic_id, schema.card_mechanics.c.origin).order_by(
+                schema.card_mechanics.c.mechanic_id
+            )
+        ).all()
+    assert [tuple(row) for row in found] == [
+        (1, "listed"),
+        (2, "listed"),
+        (3, "text"),
+        (4, "listed"),
+    ]
+    engine.dispose()

@@ -30,7 +30,20 @@ MIGRATIONS = ROOT / "migrations"
 ENV_IMPORTS = {"kb.schema"}
 """What migrations/env.py may import of kb: the schema, which ``alembic check`` compares the
 database with (no migration reads it)."""
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011")
+REVISIONS = (
+    "0001",
+    "0002",
+    "0003",
+    "0004",
+    "0005",
+    "0006",
+    "0007",
+    "0008",
+    "0009",
+    "0010",
+    "0011",
+    "0012",
+)
 """The revisions whose changes the expected files hold, in order."""
 
 

@@ -19,6 +19,7 @@ from tagging_sample import PRECISION, RECALL, read_judged, sample, shown_tags
 from kb import schema
 from kb.engine import make_engine
 from kb.importing import run_import
+from kb.site.data import load_index
 from kb.tagging import RULES_VOCABULARY
 from kb.text import normalize
 
@@ -138,3 +139,27 @@ def test_keyword_actions_no_card_lists_are_named_from_the_oracle_texts(engine: E
     assert len([key for key in named if key[0] == "counter"]) == 10
     # Double is said on 58 cards: too few for the contrast to tell its name (docs/mining.md).
     assert not [key for key in named if key[0] == "double"]
+
+
+def test_the_cards_of_a_keyword_action_no_card_lists_are_on_its_page(engine: Engine) -> None:
+    """Counter's and Regenerate's cards are read in their Oracle texts (docs/tagging.md, "How a
+    card is tagged"), and the mechanic pages list them: before, they listed none."""
+    with engine.connect() as connection:
+        index = load_index(connection)
+        origins = Counter(
+            connection.execute(
+                select(schema.mechanics.c.slug, schema.card_mechanics.c.origin)
+                .join(schema.mechanics)
+                .where(schema.mechanics.c.slug.in_(["counter", "regenerate", "scry"]))
+            ).all()
+        )
+    names = {card.id: card.name for card in index.cards}
+    counter = {names[card_id] for card_id in index.mechanics["counter"].card_ids}
+    assert {"Cancel", "Counterspell", "Negate"} <= counter
+    assert "Hardened Scales" not in counter  # "+1/+1 counter": the noun
+    assert origins == {
+        ("counter", "text"): 494,
+        ("regenerate", "text"): 420,
+        ("scry", "listed"): 260,  # as MTGJSON lists it
+        ("scry", "text"): 3,  # said, but not listed
+    }

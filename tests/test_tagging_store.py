@@ -131,3 +131,85 @@ def test_rules_imported_again_take_the_vocabulary_pattern_an_older_kb_stored(
     assert summary.counts["mechanics updated"] == 1
     assert _mechanic(engine, "cast") == ("keyword_action", "701.4", None)
     assert _tags(engine) == EXPECTED
+
+
+ACTION_RULES = """\
+701. Keyword Actions
+701.5. Counter
+701.5a To counter a spell or ability means to cancel it, removing it from the stack.
+701.18. Scry
+701.18a To "scry N" means to look at the top N cards of your library.
+702. Keyword Abilities
+702.9. Flying
+702.9a Flying is an evasion ability.
+"""
+
+
+def _catalog(path: Path, cards: dict[str, tuple[list[str], str]]) -> Path:
+    entries = [
+        f"{_card(name, keywords)}oracle_text = {json.dumps(text)}\n"
+        for name, (keywords, text) in cards.items()
+    ]
+    path.write_text("\n".join(entries), encoding="utf-8")
+    return path
+
+
+def _card_tags(engine: Engine) -> dict[str, dict[str, str]]:
+    query = (
+        select(schema.cards.c.name, schema.mechanics.c.slug, schema.card_mechanics.c.origin)
+        .join(schema.card_mechanics, schema.card_mechanics.c.card_id == schema.cards.c.id)
+        .join(schema.mechanics, schema.mechanics.c.id == schema.card_mechanics.c.mechanic_id)
+    )
+    tags: dict[str, dict[str, str]] = {}
+    with engine.connect() as connection:
+        for name, slug, origin in connection.execute(query):
+            tags.setdefault(name, {})[slug] = origin
+    return tags
+
+
+def test_a_card_is_tagged_with_the_actions_its_text_says(engine: Engine, tmp_path: Path) -> None:
+    """Sources list Scry on its cards but never Counter: a keyword action is read in the Oracle
+    text too, in the rule's sense, and the tag says so; a keyword ability only from keywords."""
+    rules = tmp_path / "MagicCompRules.txt"
+    rules.write_text(ACTION_RULES, encoding="utf-8")
+    cards = {
+        "Cancel": ([], "Counter target spell."),
+        "Hardened": ([], "Put a +1/+1 counter on target creature."),
+        "Seer": (["Scry"], "When this creature enters, scry 2."),
+        "Glimpse": ([], "Scry 1. Draw a card."),
+        "Bird": (["Flying"], "Flying"),
+        "Watcher": ([], "Creatures with flying can't block."),
+    }
+    run_import(engine, [rules, _catalog(tmp_path / "catalog.toml", cards)])
+    assert _card_tags(engine) == {
+        "Cancel": {"counter": "text"},
+        "Seer": {"scry": "listed"},
+        "Glimpse": {"scry": "text"},
+        "Bird": {"flying": "listed"},
+    }
+    # A source that lists what was read in the text makes it listed.
+    again = _catalog(tmp_path / "again.toml", {"Glimpse": (["Scry"], "Scry 1. Draw a card.")})
+    run_import(engine, [again])
+    assert _card_tags(engine)["Glimpse"] == {"scry": "listed"}
+
+
+def test_an_action_read_in_texts_makes_no_ruling_general(engine: Engine, tmp_path: Path) -> None:
+    """A ruling on two counterspells that names no mechanic is about them, not about counter:
+    mining and the general-ruling rule count an action's cards as the sources list them."""
+    rules = tmp_path / "MagicCompRules.txt"
+    rules.write_text(ACTION_RULES, encoding="utf-8")
+    cards = {f"Cancel {n}": ([], "Counter target spell.") for n in (1, 2)}
+    cards |= {f"Bird {n}": (["Flying"], "Flying") for n in (1, 2)}
+    rulings = tmp_path / "rulings.json"
+    shared = {"You choose the target as you cast it.": "Cancel", "It can't be blocked.": "Bird"}
+    objects = [
+        scryfall_ruling(f"{card} {n}", comment=text)
+        for text, card in shared.items()
+        for n in (1, 2)
+    ]
+    rulings.write_text(json.dumps(objects), encoding="utf-8")
+    run_import(engine, [rules, _catalog(tmp_path / "catalog.toml", cards), rulings])
+    assert _card_tags(engine)["Cancel 1"] == {"counter": "text"}
+    tags = _tags(engine)
+    assert tags["You choose the target as you cast it."] == set()
+    assert tags["It can't be blocked."] == {"flying"}  # a listed keyword's general ruling

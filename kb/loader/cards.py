@@ -12,7 +12,7 @@ from kb.loader.mechanics import Mechanics
 from kb.loader.names import Names
 from kb.loader.references import CardReferences, describe
 from kb.loader.state import LoadState
-from kb.loader.tables import card_faces, card_mechanics, card_names, cards
+from kb.loader.tables import card_faces, card_names, cards
 from kb.loader.tags import Tags
 from kb.locales import canonical_locale
 from kb.records import CardNameRecord, CardRecord, OracleFace
@@ -51,10 +51,11 @@ class Cards:
         by_name = self.references.cards_where(
             "name", {r.name for r in records if r.oracle_id not in by_oracle}
         )
-        wanted_tags: dict[int, set[int]] = {}
+        listed_tags: dict[int, set[int]] = {}
+        text_tags: dict[int, set[int]] = {}
         wanted_faces: dict[int, tuple[OracleFace, ...]] = {}
         english_names: dict[tuple[int, str], str] = {}
-        term_matcher = self.mechanics.term_matcher()
+        text_matcher = self.mechanics.text_matcher()
         placed: list[tuple[CardRecord, dict[str, Any]]] = []
         placed_rows: set[int] = set()
         new_rows: list[dict[str, Any]] = []
@@ -114,13 +115,15 @@ class Cards:
                 # As a card's fields: its first record in a run gives its faces.
                 self._faces_loaded.add(card_id)
                 wanted_faces[card_id] = record.oracle_faces or tuple(map(OracleFace, record.faces))
-            tags = wanted_tags.setdefault(card_id, set())
+            tags = listed_tags.setdefault(card_id, set())
             tags.update(self.mechanics.for_keyword(k).id for k in record.keywords)
             if card_id in fresh_ids:
                 english_names[(card_id, "en")] = row["name"]
-                tags.update(term_matcher.matches(row["oracle_text"] or ""))
+                read = text_matcher.matches(row["oracle_text"] or "")
+                if read:
+                    text_tags.setdefault(card_id, set()).update(read)
         self.names.upsert(card_names, "card_id", english_names, counter="names")
-        self.tags.add(card_mechanics, "card_id", wanted_tags, counter="card tags new")
+        self.tags.add_to_cards(listed_tags, text_tags)
         self._sync_faces(wanted_faces)
 
     @staticmethod

@@ -32,6 +32,10 @@ from kb.tagging import RULES_VOCABULARY, MechanicMatcher, rule_pattern, slugify_
 SOURCE: Final = "source"
 MINED: Final = "mined"
 EDITOR: Final = "editor"
+LISTED: Final = "listed"
+"""A card tag's origin: a source lists the keyword on the card, or an editor tagged it."""
+IN_TEXT: Final = "text"
+"""A card tag's origin: kb read the mechanic in the card's Oracle text (``text_matcher``)."""
 EVIDENCE: Final = ("cards", "voters", "method", "runner_up", "runner_up_cards")
 """The columns of a mined name's votes (mechanic_names, type_names)."""
 UNLISTED_MIN_CARDS: Final = 100
@@ -39,6 +43,13 @@ UNLISTED_MIN_CARDS: Final = 100
 where this many do. On fewer the contrast cannot tell the name from the words around it: in the
 May 2022 corpus Counter (494 cards) and Regenerate (420) are named right in 19 of 20 locales,
 Double (58), Venture into the Dungeon (46), Planeswalk (26), Vote (20) in about half."""
+
+
+def counted(kind: str, origin: str) -> bool:
+    """Whether a card's tag, of a mechanic of this kind, votes in mining and makes a ruling
+    general: all but a keyword action's read in a text, so that reading the texts changes no
+    name and no ruling's tag. An action's cards count as the sources list them."""
+    return origin == LISTED or kind != "keyword_action"
 
 
 @dataclass
@@ -134,11 +145,20 @@ class Mechanics:
         """Tags rulings; ``names`` are the cards' names, which name no mechanic."""
         return MechanicMatcher(((m.id, m.pattern) for m in self._known.values()), names)
 
-    def term_matcher(self) -> MechanicMatcher:
-        """Patterns that tag cards by their Oracle text: terms such as outlaw. Keyword
-        mechanics tag cards from the cards' keywords instead."""
+    def kinds(self) -> dict[int, str]:
+        """Each mechanic's kind, by id."""
+        return {m.id: m.kind for m in self._known.values()}
+
+    def text_matcher(self) -> MechanicMatcher:
+        """Patterns that tag cards by their Oracle text: terms such as outlaw, and keyword
+        actions in the rule's sense ("counter target spell", not "+1/+1 counter"), which sources
+        list on few cards (MTGJSON lists Scry) or none (Counter). Keyword abilities tag cards
+        from the cards' keywords alone: a text names them in other cards' abilities too
+        ("creatures with flying")."""
         return MechanicMatcher(
-            (m.id, m.pattern) for m in self._known.values() if not m.kind.startswith("keyword")
+            (m.id, m.pattern)
+            for m in self._known.values()
+            if m.kind == "keyword_action" or not m.kind.startswith("keyword")
         )
 
 
@@ -157,7 +177,13 @@ class MinedNames:
         keywords: dict[int, list[str]] = {}
         by_name: dict[str, int] = {}
         query = (
-            select(card_mechanics.c.card_id, mechanics.c.id, mechanic_names.c.name)
+            select(
+                card_mechanics.c.card_id,
+                mechanics.c.id,
+                mechanic_names.c.name,
+                mechanics.c.kind,
+                card_mechanics.c.origin,
+            )
             .join(mechanics, mechanics.c.id == card_mechanics.c.mechanic_id)
             .join(
                 mechanic_names,
@@ -169,9 +195,10 @@ class MinedNames:
             .where(mechanics.c.kind.like("keyword%"))
             .order_by(card_mechanics.c.card_id, mechanic_names.c.name)
         )
-        for card_id, mechanic_id, name in self.state.connection.execute(query):
-            keywords.setdefault(card_id, []).append(name)
-            by_name[name] = mechanic_id
+        for card_id, mechanic_id, name, kind, origin in self.state.connection.execute(query):
+            if counted(kind, origin):  # an action no source lists: _unlisted_actions
+                keywords.setdefault(card_id, []).append(name)
+                by_name[name] = mechanic_id
         unlisted = self._unlisted_actions()
         for name, (mechanic_id, card_ids) in unlisted.items():
             by_name[name] = mechanic_id
@@ -190,10 +217,12 @@ class MinedNames:
         self._write_type_names(mined)
 
     def _unlisted_actions(self) -> dict[str, tuple[int, set[int]]]:
-        """Keyword actions that no source lists on a card (MTGJSON lists Scry and Mill, never
-        Counter or Regenerate), by English name: the mechanic and the cards whose Oracle text
-        says it in the rule's sense (``kb.tagging.rule_pattern``: "counter target spell", not
-        "+1/+1 counter"), where at least ``UNLISTED_MIN_CARDS`` do."""
+        """Keyword actions that no source or editor lists on a card (no listed tag: MTGJSON
+        lists Scry and Mill, never Counter or Regenerate), by English name: the mechanic and the
+        cards whose Oracle text says it in the rule's sense (``kb.tagging.rule_pattern``:
+        "counter target spell", not "+1/+1 counter"), where at least ``UNLISTED_MIN_CARDS`` do.
+        Read here rather than from the tags read in the texts: a store older than those tags
+        has none until its mechanics change."""
         connection = self.state.connection
         query = (
             select(mechanics.c.id, mechanic_names.c.name, mechanics.c.pattern)
@@ -207,7 +236,10 @@ class MinedNames:
                 mechanics.c.kind == "keyword_action",
                 mechanics.c.pattern.is_not(None),
                 ~select(card_mechanics.c.card_id)
-                .where(card_mechanics.c.mechanic_id == mechanics.c.id)
+                .where(
+                    card_mechanics.c.mechanic_id == mechanics.c.id,
+                    card_mechanics.c.origin == LISTED,
+                )
                 .exists(),
             )
             .order_by(mechanics.c.id)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable
+from typing import Any
 
 from sqlalchemy import Table, func, select
 
 from kb.batches import chunks
-from kb.loader.mechanics import Mechanics
+from kb.loader.mechanics import IN_TEXT, LISTED, Mechanics, counted
 from kb.loader.state import LoadState
 from kb.loader.tables import (
     card_faces,
@@ -36,17 +38,53 @@ class Tags:
         one an editor removed is not added back."""
         columns = (owner, "mechanic_id")
         existing = set(self.state.bulk.select_in(table, columns, owner, wanted))
+        self._insert(table, columns, self._missing(table, wanted, existing, ()), counter)
+
+    def add_to_cards(self, listed: dict[int, set[int]], in_text: dict[int, set[int]]) -> None:
+        """Add card tags as ``add`` does, each with its origin: ``listed`` (the card's keywords)
+        before ``in_text`` (read in its Oracle text). A tag read in a text that a source then
+        lists becomes listed: mining tells the actions no source lists by it."""
+        columns = ("card_id", "mechanic_id", "origin")
+        found = self.state.bulk.select_in(card_mechanics, columns, "card_id", {*listed, *in_text})
+        origins = {(card_id, mechanic_id): origin for card_id, mechanic_id, origin in found}
+        now_listed = [
+            (LISTED, card_id, mechanic_id)
+            for card_id, mechanic_ids in listed.items()
+            for mechanic_id in sorted(mechanic_ids)
+            if origins.get((card_id, mechanic_id)) == IN_TEXT
+        ]
+        if now_listed:
+            self.state.bulk.update(
+                card_mechanics, ("origin",), ("card_id", "mechanic_id"), now_listed
+            )
+        rows = self._missing(card_mechanics, listed, origins.keys(), (LISTED,))
+        origins.update({(row[0], row[1]): LISTED for row in rows})
+        rows += self._missing(card_mechanics, in_text, origins.keys(), (IN_TEXT,))
+        self._insert(card_mechanics, columns, rows, "card tags new")
+
+    def _missing(
+        self,
+        table: Table,
+        wanted: dict[int, set[int]],
+        existing: Collection[tuple[int, int]],
+        values: tuple[str, ...],
+    ) -> list[tuple[Any, ...]]:
+        """The wanted tags not stored, nor removed by an editor, as rows ending in ``values``."""
         untagged = self.state.corrections()[table.name]
-        new_rows = [
-            (owner_id, mechanic_id)
+        return [
+            (owner_id, mechanic_id, *values)
             for owner_id, mechanic_ids in wanted.items()
             for mechanic_id in sorted(mechanic_ids)
             if (owner_id, mechanic_id) not in existing
             and not untagged.get((owner_id, mechanic_id), False)
         ]
-        if new_rows:
-            self.state.bulk.insert(table, columns, new_rows)
-            self.state.summary.counts[counter] += len(new_rows)
+
+    def _insert(
+        self, table: Table, columns: tuple[str, ...], rows: list[tuple[Any, ...]], counter: str
+    ) -> None:
+        if rows:
+            self.state.bulk.insert(table, columns, rows)
+            self.state.summary.counts[counter] += len(rows)
 
     def tag_touched(self) -> None:
         """Tag the rulings this run touched (all of them, and the cards, after a mechanic
@@ -61,27 +99,34 @@ class Tags:
         connection = self.state.connection
         names = connection.execute(select(cards.c.name).union(select(card_faces.c.name)))
         matcher = self.mechanics.matcher(names.scalars())
-        counts = select(card_mechanics.c.mechanic_id, func.count()).group_by(
-            card_mechanics.c.mechanic_id
+        kinds = self.mechanics.kinds()
+        origin = card_mechanics.c.origin
+        counts = select(card_mechanics.c.mechanic_id, origin, func.count()).group_by(
+            card_mechanics.c.mechanic_id, origin
         )
-        card_counts = {mechanic_id: n for mechanic_id, n in connection.execute(counts)}
+        card_counts: Counter[int] = Counter()
+        for mechanic_id, tagged_by, n in connection.execute(counts):
+            if counted(kinds[mechanic_id], tagged_by):
+                card_counts[mechanic_id] += n
         for chunk in chunks(list(ruling_ids)):
-            self._tag_rulings(chunk, matcher, card_counts)
+            self._tag_rulings(chunk, matcher, card_counts, kinds)
 
     def _retag_cards(self) -> None:
-        term_matcher = self.mechanics.term_matcher()
+        text_matcher = self.mechanics.text_matcher()
         wanted: dict[int, set[int]] = {}
         for row in self.state.connection.execute(select(cards.c.id, cards.c.oracle_text)):
-            found = term_matcher.matches(row.oracle_text or "")
+            found = text_matcher.matches(row.oracle_text or "")
             if found:
                 wanted[row.id] = found
         for chunk in chunks(wanted):
-            self.add(
-                card_mechanics, "card_id", {k: wanted[k] for k in chunk}, counter="card tags new"
-            )
+            self.add_to_cards({}, {k: wanted[k] for k in chunk})
 
     def _tag_rulings(
-        self, ruling_ids: list[int], matcher: MechanicMatcher, card_counts: dict[int, int]
+        self,
+        ruling_ids: list[int],
+        matcher: MechanicMatcher,
+        card_counts: Counter[int],
+        kinds: dict[int, str],
     ) -> None:
         bulk = self.state.bulk
         found = bulk.select_in(rulings, ("id", "text"), "id", ruling_ids)
@@ -93,10 +138,11 @@ class Tags:
             cards_of.setdefault(ruling_id, set()).add(card_id)
         tags_of_card: dict[int, set[int]] = {}
         all_cards = set().union(*cards_of.values()) if cards_of else set()
-        for card_id, mechanic_id in bulk.select_in(
-            card_mechanics, ("card_id", "mechanic_id"), "card_id", all_cards
+        for card_id, mechanic_id, origin in bulk.select_in(
+            card_mechanics, ("card_id", "mechanic_id", "origin"), "card_id", all_cards
         ):
-            tags_of_card.setdefault(card_id, set()).add(mechanic_id)
+            if counted(kinds[mechanic_id], origin):
+                tags_of_card.setdefault(card_id, set()).add(mechanic_id)
         wanted: dict[int, set[int]] = {}
         for ruling_id, text in texts.items():
             tags = matcher.matches(normalize(text))
