@@ -17,7 +17,13 @@ from typing import Final
 
 from kb.mining.packed import PackedTexts
 from kb.mining.samples import Sample
-from kb.mining.text import CJK_LOCALES, display_form, list_parts, without_reminder
+from kb.mining.text import (
+    CJK_LOCALES,
+    display_form,
+    is_hiragana,
+    list_parts,
+    without_reminder,
+)
 from kb.mining.votes import MinedName
 
 ACTION_SHARE: Final = 0.6
@@ -32,10 +38,6 @@ FIRST_CUT_TEXTS: Final = 500
 COUNTED_TEXTS: Final = 6000
 Firsts = dict[tuple[str, str], tuple[int, bool]]
 _KOREAN_VERB: Final = re.compile(r"(?<=\w\w)(?:시킨다|한다)$")
-
-
-def _is_hiragana(character: str) -> bool:
-    return "\u3041" <= character <= "\u309f"
 
 
 _PARTICLES: Final = "をがにはのとでへもやかね"
@@ -179,7 +181,7 @@ def _grams(text: str, locale: str) -> set[str]:
                     gram = segment[start:end]
                     # A Japanese name is written in kanji or katakana: a run with hiragana
                     # holds a particle or an inflection (闘を, 身させ)...
-                    if locale != "ja" or not any(map(_is_hiragana, gram)):
+                    if locale != "ja" or not any(map(is_hiragana, gram)):
                         found.add(gram)
             if locale == "ja":  # ... unless it is a verb with its okurigana (打ち消す)
                 found.update(

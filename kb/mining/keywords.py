@@ -21,6 +21,7 @@ from kb.mining.samples import Sample
 from kb.mining.text import (
     CJK_LOCALES,
     display_form,
+    is_hiragana,
     joined,
     list_parts,
     name_part,
@@ -312,7 +313,7 @@ def _shared_name(keyword: str, locale: str, objects: list[_Object]) -> MinedName
     elif side == "suffix" and locale == "ja":
         # "白からの呪禁", "Xとの共闘": the particles after the object are not the name.
         kept = words
-        while len(kept) > 1 and "\u3041" <= kept[0] <= "\u309f":
+        while len(kept) > 1 and is_hiragana(kept[0][:1]):
             kept = kept[1:]
         if kept != words:
             words = kept

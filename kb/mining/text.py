@@ -20,6 +20,11 @@ _TRAILING: Final = " \t.,;:、。．，；：·・!！"
 _LIST_SEPARATOR: Final = re.compile(r"\s*[,;，；、]\s*")
 
 
+def is_hiragana(character: str) -> bool:
+    """Japanese particles and verb endings are written in hiragana; names are not."""
+    return "\u3041" <= character <= "\u309f"
+
+
 def without_reminder(line: str) -> str:
     """The line without its reminder text: parenthesized (ASCII or full-width), nested once."""
     if "(" not in line and "（" not in line:
