@@ -241,11 +241,15 @@ def set_tag(
             table, key = "ruling_mechanics", {"ruling_id": ruling_id, "mechanic_id": mechanic_id}
         else:
             raise EditError("name a card (--card) or a ruling (--ruling) to tag")
-        exists = connection.execute(
+        row = connection.execute(
             select(table_named(table)).where(matches(table_named(table), key))
+        ).first()
+        # A card tag's origin too (listed or read in the text): a revert puts back what was.
+        present: Values | None = (
+            None if row is None else {k: v for k, v in row._mapping.items() if k not in key}
         )
-        present: Values | None = {} if exists.first() is not None else None
-        return Change(table, key, present, {} if tagged else None, card_id, ruling_id)
+        wanted = (present if present is not None else {}) if tagged else None
+        return Change(table, key, present, wanted, card_id, ruling_id)
 
     return commit_change(engine, editor, "tag" if tagged else "untag", plan)
 

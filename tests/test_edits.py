@@ -316,3 +316,27 @@ def test_near_duplicates_stay_right_when_two_editors_change_a_pair_at_once(demo_
     assert ruling(demo_url, 10).text == lookalike
     assert_keys_and_pairs_follow_texts(engine)
     engine.dispose()
+
+
+def test_a_reverted_untag_puts_back_the_tags_origin(demo_url: str) -> None:
+    """Caught in the Crossfire is an outlaw by its Oracle text, not by a source's keywords: an
+    untag and its revert leave it so (mining tells the actions no source lists by it)."""
+    engine = make_engine(demo_url)
+    origin = select(schema.card_mechanics.c.origin).join(schema.mechanics)
+    origin = origin.where(schema.mechanics.c.slug == "outlaw")
+
+    def outlaw() -> list[str]:
+        with engine.connect() as connection:
+            return list(connection.execute(origin).scalars())
+
+    assert outlaw() == ["text"]
+    with pytest.raises(revisions.EditError, match="nothing to change"):
+        edits.set_tag(engine, "ann", "outlaw", True, card="Caught in the Crossfire")
+    untagged = edits.set_tag(engine, "ann", "outlaw", False, card="Caught in the Crossfire")
+    assert outlaw() == []
+    revisions.revert(engine, "bob", untagged)
+    assert outlaw() == ["text"]
+    # A tag an editor adds is listed.
+    edits.set_tag(engine, "ann", "outlaw", True, card="Three Steps Ahead")
+    assert sorted(outlaw()) == ["listed", "text"]
+    engine.dispose()
