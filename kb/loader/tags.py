@@ -33,17 +33,11 @@ class Tags:
         self.state = state
         self.mechanics = mechanics
 
-    def add(self, table: Table, owner: str, wanted: dict[int, set[int]], counter: str) -> None:
-        """Add (owner, mechanic) tags that are missing; tags are never removed by an import, and
-        one an editor removed is not added back."""
-        columns = (owner, "mechanic_id")
-        existing = set(self.state.bulk.select_in(table, columns, owner, wanted))
-        self._insert(table, columns, self._missing(table, wanted, existing, ()), counter)
-
     def add_to_cards(self, listed: dict[int, set[int]], in_text: dict[int, set[int]]) -> None:
-        """Add card tags as ``add`` does, each with its origin: ``listed`` (the card's keywords)
-        before ``in_text`` (read in its Oracle text). A tag read in a text that a source then
-        lists becomes listed: mining tells the actions no source lists by it."""
+        """Add the card tags that are missing, each with its origin: ``listed`` (the card's
+        keywords) before ``in_text`` (read in its Oracle text). Tags are never removed by an
+        import, and one an editor removed is not added back. A tag read in a text that a source
+        then lists becomes listed: mining tells the actions no source lists by it."""
         columns = ("card_id", "mechanic_id", "origin")
         found = self.state.bulk.select_in(card_mechanics, columns, "card_id", {*listed, *in_text})
         origins = {(card_id, mechanic_id): origin for card_id, mechanic_id, origin in found}
@@ -162,4 +156,7 @@ class Tags:
                     }
             if tags:
                 wanted[ruling_id] = tags
-        self.add(ruling_mechanics, "ruling_id", wanted, counter="ruling tags new")
+        columns = ("ruling_id", "mechanic_id")
+        existing = set(bulk.select_in(ruling_mechanics, columns, "ruling_id", wanted))
+        rows = self._missing(ruling_mechanics, wanted, existing, ())
+        self._insert(ruling_mechanics, columns, rows, "ruling tags new")
