@@ -248,8 +248,7 @@ def set_tag(
         present: Values | None = (
             None if row is None else {k: v for k, v in row._mapping.items() if k not in key}
         )
-        wanted = (present if present is not None else {}) if tagged else None
-        return Change(table, key, present, wanted, card_id, ruling_id)
+        return Change(table, key, present, (present or {}) if tagged else None, card_id, ruling_id)
 
     return commit_change(engine, editor, "tag" if tagged else "untag", plan)
 

@@ -74,6 +74,8 @@ class Mechanics:
             )
             for row in state.connection.execute(select(mechanics))
         }
+        self._text_matcher: MechanicMatcher | None = None
+        """Shared by every batch of cards, until a mechanic is added or changed."""
 
     def upsert(self, record: MechanicRecord) -> None:
         known = self._known.get(record.slug)
@@ -88,6 +90,7 @@ class Mechanics:
                 insert(mechanics).values(slug=record.slug, **wanted).returning(mechanics.c.id)
             ).scalar_one()
             known = self._known[record.slug] = KnownMechanic(new_id, record.slug, **wanted)
+            self._text_matcher = None
             self.state.summary.counts["mechanics new"] += 1
             self.state.retag_everything = True
         else:
@@ -105,6 +108,7 @@ class Mechanics:
                 )
                 for key, value in changes.items():
                     setattr(known, key, value)
+                self._text_matcher = None
                 self.state.summary.counts["mechanics updated"] += 1
                 # The rule's text tags nothing: a new one leaves the tags as they are.
                 self.state.retag_everything |= bool(changes.keys() - {"rule_text"})
@@ -155,11 +159,13 @@ class Mechanics:
         list on few cards (MTGJSON lists Scry) or none (Counter). Keyword abilities tag cards
         from the cards' keywords alone: a text names them in other cards' abilities too
         ("creatures with flying")."""
-        return MechanicMatcher(
-            (m.id, m.pattern)
-            for m in self._known.values()
-            if m.kind == "keyword_action" or not m.kind.startswith("keyword")
-        )
+        if self._text_matcher is None:
+            self._text_matcher = MechanicMatcher(
+                (m.id, m.pattern)
+                for m in self._known.values()
+                if m.kind == "keyword_action" or not m.kind.startswith("keyword")
+            )
+        return self._text_matcher
 
 
 class MinedNames:

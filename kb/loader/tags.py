@@ -52,8 +52,8 @@ class Tags:
                 card_mechanics, ("origin",), ("card_id", "mechanic_id"), now_listed
             )
         rows = self._missing(card_mechanics, listed, origins.keys(), (LISTED,))
-        origins.update({(row[0], row[1]): LISTED for row in rows})
-        rows += self._missing(card_mechanics, in_text, origins.keys(), (IN_TEXT,))
+        stored = origins.keys() | {(card_id, mechanic_id) for card_id, mechanic_id, _ in rows}
+        rows += self._missing(card_mechanics, in_text, stored, (IN_TEXT,))
         self._insert(card_mechanics, columns, rows, "card tags new")
 
     def _missing(
