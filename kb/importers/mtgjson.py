@@ -19,7 +19,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 from collections.abc import Iterable, Iterator
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import orjson
 
@@ -167,6 +167,18 @@ def _collapsed_faces(full_name: str) -> tuple[str, tuple[str, ...]]:
     return FACE_SEPARATOR.join(faces), faces
 
 
+class _EnglishFace(NamedTuple):
+    """A face object, with what its printed texts share (``_OracleCards._english_face``)."""
+
+    face: Face
+    where: str
+    printing: Printing
+    position: int
+    """The face's position among the card's faces."""
+    several: bool
+    """Whether the card has several faces (its texts then name their face)."""
+
+
 class _OracleCards:
     """Groups face objects into Oracle cards and remembers what a file has yielded already."""
 
@@ -284,15 +296,23 @@ class _OracleCards:
     ) -> Iterator[MtgjsonRecord]:
         for where, face in group:
             foreign = object_list(face, "foreignData", where, self._path)
+            at = f"{where} foreignData"
             printing = self._face_printing(face, where) if foreign else self.printing
+            english: _EnglishFace | None = None  # read once per face, at its first text
             for entry in foreign:
-                language = required_str(entry, "language", f"{where} foreignData", self._path)
+                language = required_str(entry, "language", at, self._path)
                 locale = canonical_locale(language) or language
                 if (key, locale) not in self._yielded_names:
                     self._yielded_names.add((key, locale))
                     name = self._foreign_name(face, entry, where)
-                    yield CardNameRecord(card, locale, name, where=f"{where} foreignData")
-                self._add_text(key, card, locale, face, entry, printing, where)
+                    yield CardNameRecord(card, locale, name, where=at)
+                text = optional_str(entry, "text", at, self._path)
+                type_line = optional_str(entry, "type", at, self._path)
+                if text is None and type_line is None:
+                    continue  # a name only, as older sets' foreign entries are
+                if english is None:
+                    english = self._english_face(face, where, printing)
+                self._add_text(key, card, locale, english, entry, text, type_line, at)
             for position, ruling in enumerate(object_list(face, "rulings", where, self._path)):
                 at = f"{where} ruling {position + 1}"
                 text = required_str(ruling, "text", at, self._path)
@@ -313,40 +333,43 @@ class _OracleCards:
             self.printing.released_on,
         )
 
+    def _english_face(self, face: Face, where: str, printing: Printing) -> _EnglishFace:
+        """What a face object's printed texts share: its printing, its position among the
+        card's faces, and whether the card has several."""
+        _, face_names = _oracle_name(face, where, self._path)
+        english_face = optional_str(face, "faceName", where, self._path)
+        position = face_names.index(english_face) if english_face in face_names else 0
+        return _EnglishFace(face, where, printing, position, bool(face_names))
+
     def _add_text(
         self,
         key: str,
         card: CardRef,
         locale: str,
-        face: Face,
+        english: _EnglishFace,
         entry: Face,
-        printing: Printing,
-        where: str,
+        text: str | None,
+        type_line: str | None,
+        at: str,
     ) -> None:
-        """Keep a foreign entry's printed text if it has one and its printing ranks highest of
-        the set's for its card, locale and face (the first of equal ranks)."""
-        at = f"{where} foreignData"
-        text = optional_str(entry, "text", at, self._path)
-        type_line = optional_str(entry, "type", at, self._path)
-        if text is None and type_line is None:
-            return  # a name only, as older sets' foreign entries are
-        _, face_names = _oracle_name(face, where, self._path)
-        english_face = optional_str(face, "faceName", where, self._path)
-        position = face_names.index(english_face) if english_face in face_names else 0
-        text_key = (key, locale, position)
+        """Keep a foreign entry's printed text if its printing ranks highest of the set's for
+        its card, locale and face (the first of equal ranks)."""
+        text_key = (key, locale, english.position)
         kept = self._texts.get(text_key)
-        if kept is not None and kept.printing.rank >= printing.rank:
+        if kept is not None and kept.printing.rank >= english.printing.rank:
             return
         self._texts[text_key] = PrintedTextRecord(
             card,
             locale,
-            face=position,
-            face_name=optional_str(entry, "faceName", at, self._path) if face_names else None,
+            face=english.position,
+            face_name=(
+                optional_str(entry, "faceName", at, self._path) if english.several else None
+            ),
             type_line=type_line,
             text=text,
-            english_type_line=optional_str(face, "originalType", where, self._path),
-            english_text=optional_str(face, "originalText", where, self._path),
-            printing=printing,
+            english_type_line=optional_str(english.face, "originalType", english.where, self._path),
+            english_text=optional_str(english.face, "originalText", english.where, self._path),
+            printing=english.printing,
             where=at,
         )
 
