@@ -33,8 +33,8 @@ from kb.importers import (
     seed_pages,
     streams,
 )
-from kb.importers.recognise import UnknownFormat, detect_format
-from kb.importers.streams import Input
+from kb.importers.recognise import UnknownFormat, detect
+from kb.importers.streams import Input, Sniffed
 from kb.loader import Loader, Summary
 from kb.records import ParseError, Record
 
@@ -67,6 +67,8 @@ class InputFile:
     source: Input
     format: str
     size: int
+    shape: str | None = None
+    """MTGJSON's layout, as recognising the file read it: the parser need not read it again."""
 
     @property
     def name(self) -> str:
@@ -94,13 +96,13 @@ def plan(paths: Iterable[Path], options: ImportOptions) -> ImportPlan:
             raise ParseError(str(path), "no such file or folder")
         for source in streams.iter_inputs(path):
             try:
-                kind = options.format or detect_format(source)
+                found = Sniffed(options.format) if options.format else detect(source)
             except UnknownFormat as error:
                 if source.path == path and source.member is None:
                     raise
                 unknown.append(error)
                 continue
-            files.append(InputFile(source, kind, source.path.stat().st_size))
+            files.append(InputFile(source, found.format, source.path.stat().st_size, found.shape))
     if not files:
         skipped = (
             f" ({len(unknown)} of no known format, such as {unknown[0].path})" if unknown else ""
@@ -146,8 +148,13 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
     observer = _ReadObserver()
     try:
         with streams.open_input(item.source, digest=observer) as stream:
-            parse = STREAM_PARSERS[item.format]
-            records = limits.checked(parse(_content(stream, item), item.source.name), item.name)
+            content = _content(stream, item)
+            parsed: Iterator[Record]
+            if item.shape is not None:  # MTGJSON, whose layout recognising the file read
+                parsed = mtgjson.parse(content, item.source.name, item.shape)
+            else:
+                parsed = STREAM_PARSERS[item.format](content, item.source.name)
+            records = limits.checked(parsed, item.name)
             for batch in chunks(records, BATCH_SIZE):
                 yield ParsedBatch(batch, observer.take_unreported())
             # A parser reads its input to the end; content left unread would be a silent

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from realdata import realdata, seed_page
 
-from kb.importers import recognise, scryfall, streams
+from kb.importers import mtgjson, recognise, scryfall, streams
+from kb.importing import ImportOptions, plan
 from kb.records import ParseError
 
 DEREVI = "scryfall_rulings_list_derevi.json"
@@ -30,6 +31,32 @@ DEREVI = "scryfall_rulings_list_derevi.json"
 )
 def test_detect_format_of_real_files(name: str, expected: str) -> None:
     assert recognise.detect_format(realdata(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("content", "shape"),
+    [
+        (b'{"meta": {"version": "5"}, "data": {"baseSetSize": 1, "cards": []}}', streams.SET_FILE),
+        (b'{"data": {"LEA": {"baseSetSize": 1, "cards": []}}}', streams.ALL_PRINTINGS),
+        (b'{"data": {"Fire // Ice": [{"name": "Fire // Ice"}]}}', streams.ATOMIC_CARDS),
+        (b'{"baseSetSize": 1, "cards": []}', streams.BARE_SET),
+        (b'[{"object": "card", "name": "X"}]', None),
+    ],
+)
+def test_recognising_mtgjson_reads_its_layout_for_the_parser(
+    tmp_path: Path, content: bytes, shape: str | None
+) -> None:
+    """The parser of an MTGJSON file is handed the layout recognising it read (``plan`` keeps
+    it), so it need not read the head's events again; it finds the same one itself."""
+    path = tmp_path / "download"
+    path.write_bytes(content)
+    assert recognise.detect(path).shape == shape
+    assert [item.shape for item in plan([path], ImportOptions()).files] == [shape]
+    if shape is not None:
+        with path.open("rb") as stream:
+            sniffed = list(mtgjson.parse(stream, path.name, shape))
+        with path.open("rb") as stream:
+            assert list(mtgjson.parse(stream, path.name)) == sniffed
 
 
 @pytest.mark.parametrize("name", ["000_f9cb873814301985.txt", "001_8b142995f576fff8.txt"])

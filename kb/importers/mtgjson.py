@@ -61,7 +61,7 @@ TextKey = tuple[str, str, int]
 """A printed text's card key, locale and face."""
 
 
-def parse(stream: BinaryIO, path: str) -> Iterator[MtgjsonRecord]:
+def parse(stream: BinaryIO, path: str, shape: str | None = None) -> Iterator[MtgjsonRecord]:
     """Each Oracle card of the file, followed by its foreign names and rulings, in file order.
 
     A card comes when all its faces have been read; a later printing of a card already yielded
@@ -69,11 +69,12 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MtgjsonRecord]:
     card's ``rulings`` list where first seen, and its date the date there: MTGJSON copies an
     Oracle card's rulings onto every printing, dates included (no date differs between printings
     in the 2022 corpus), so keeping the first copy needs no buffering of the file's rulings.
-    A ruling with an empty text (a few promo printings have one) is left out.
+    A ruling with an empty text (a few promo printings have one) is left out. ``shape``: the
+    file's layout where recognising it read that already (``streams.Sniffed``).
     """
     with read_errors_as_parse_errors(path):
         head = read_head(stream).removeprefix(codecs.BOM_UTF8)
-        shape = mtgjson_shape(json_head_events(head))
+        shape = shape or mtgjson_shape(json_head_events(head))
         if shape is None:
             raise ParseError(path, "not an MTGJSON set, AllPrintings or AtomicCards file")
         cards = _OracleCards(path)

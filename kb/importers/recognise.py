@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kb.formats import CATALOG, SEED_PAGE
 from kb.importers import seed_pages, streams
-from kb.importers.streams import Input
+from kb.importers.streams import Input, Sniffed
 from kb.records import ParseError
 
 
@@ -25,6 +25,11 @@ class UnknownFormat(ParseError):
 
 def detect_format(source: Input | Path) -> str:
     """kb's catalog by its ``.toml`` name; every other format by its first bytes of content."""
+    return detect(source).format
+
+
+def detect(source: Input | Path) -> Sniffed:
+    """``detect_format``, with what recognising read of an MTGJSON file's layout."""
     if isinstance(source, Path):
         source = Input(source)
     with streams.read_errors_as_parse_errors(source.name), streams.open_input(source) as stream:
@@ -37,18 +42,18 @@ def detect_format(source: Input | Path) -> str:
         if not _CATALOG_TABLES.search(head):
             reason = "TOML without [[mechanics]] or [[cards]]: not kb's catalog"
             raise UnknownFormat(source.name, reason)
-        return CATALOG
+        return Sniffed(CATALOG)
     if b"\x00" in head:
         line = head[: head.index(b"\x00")].count(b"\n") + 1
         raise UnknownFormat(source.name, "binary content, not a known source format", line)
     try:
-        found = streams.sniff_format(head, source.name)
+        found = streams.sniff(head, source.name)
     except ParseError as error:
         if _is_json(head):  # it parses, but as nothing kb reads
             raise UnknownFormat(error.path, error.reason, error.line) from None
         raise
-    if found == SEED_PAGE:
-        # Not final: the head may end in the middle of a character; sniff_format checked it.
+    if found.format == SEED_PAGE:
+        # Not final: the head may end in the middle of a character; sniff checked it.
         text = codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=False)
         shape = seed_pages.not_a_page(text)
         if shape is not None:

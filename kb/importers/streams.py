@@ -23,12 +23,12 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Final, cast
+from typing import IO, Any, BinaryIO, Final, NamedTuple, cast
 
 import ijson  # type: ignore[import-untyped]  # ijson ships no type hints
 import orjson
 
-# The names sniff_format returns, kept in kb.formats for the command line.
+# The names sniff returns, kept in kb.formats for the command line.
 from kb.formats import COMPREHENSIVE_RULES as COMPREHENSIVE_RULES
 from kb.formats import MTGJSON as MTGJSON
 from kb.formats import SCRYFALL_CARDS as SCRYFALL_CARDS
@@ -37,7 +37,7 @@ from kb.formats import SEED_PAGE as SEED_PAGE
 from kb.records import ParseError
 
 SNIFF_BYTES: Final = 64 * 1024
-"""How much decompressed content recognise.detect_format reads: enough to reach a card object's
+"""How much decompressed content recognise.detect reads: enough to reach a card object's
 "object" key (Scryfall sorts keys, so it comes after all_parts, artist, ..., legalities: ~4 KB
 in)."""
 
@@ -321,10 +321,16 @@ def json_head_events(head: bytes) -> list[JsonEvent]:
     return events
 
 
-def sniff_format(head: bytes, name: str) -> str:
+class Sniffed(NamedTuple):
+    format: str
+    shape: str | None = None
+    """MTGJSON's layout (SET_FILE, ...): its parser need not read the head's events again."""
+
+
+def sniff(head: bytes, name: str) -> Sniffed:
     """The format of content that starts with ``head``: one of SCRYFALL_RULINGS, SCRYFALL_CARDS,
-    MTGJSON, COMPREHENSIVE_RULES, SEED_PAGE (kb.importers.recognise.detect_format reads the head
-    and tells kb's own catalog). Raises ParseError for binary content, content that is not UTF-8,
+    MTGJSON, COMPREHENSIVE_RULES, SEED_PAGE (kb.importers.recognise.detect reads the head and
+    tells kb's own catalog). Raises ParseError for binary content, content that is not UTF-8,
     and JSON of no known shape."""
     if not head.strip():
         raise ParseError(name, "the file is empty", 1)
@@ -342,9 +348,7 @@ def sniff_format(head: bytes, name: str) -> str:
         raise ParseError(name, reason, line) from error
     if text.lstrip()[:1] in ("[", "{"):
         return _sniff_json(json_head_events(text.lstrip().encode()), name)
-    if _RULE_NUMBER.search(text):
-        return COMPREHENSIVE_RULES
-    return SEED_PAGE
+    return Sniffed(COMPREHENSIVE_RULES if _RULE_NUMBER.search(text) else SEED_PAGE)
 
 
 # A numbered rule at the start of a line: "702.2. Deathtouch", "   702.2a Deathtouch is ...".
@@ -355,7 +359,7 @@ _SCRYFALL_RULING_KEYS: Final = frozenset({"published_at", "comment"})
 _SCRYFALL_CARD_KEYS: Final = frozenset({"oracle_id", "type_line", "oracle_text", "lang"})
 
 
-def _sniff_json(events: list[JsonEvent], name: str) -> str:
+def _sniff_json(events: list[JsonEvent], name: str) -> Sniffed:
     if not events:
         raise ParseError(name, "invalid JSON at the start of the input")
     top_level_is_array = events[0][1] == "start_array"
@@ -372,11 +376,12 @@ def _sniff_json(events: list[JsonEvent], name: str) -> str:
         value for prefix, event, value in events if event == "string" and prefix in object_prefixes
     }
     if "ruling" in object_kinds or item_keys >= _SCRYFALL_RULING_KEYS:
-        return SCRYFALL_RULINGS
+        return Sniffed(SCRYFALL_RULINGS)
     if "card" in object_kinds or len(_SCRYFALL_CARD_KEYS & item_keys) >= 2:
-        return SCRYFALL_CARDS
-    if not top_level_is_array and mtgjson_shape(events) is not None:
-        return MTGJSON
+        return Sniffed(SCRYFALL_CARDS)
+    shape = None if top_level_is_array else mtgjson_shape(events)
+    if shape is not None:
+        return Sniffed(MTGJSON, shape)
     raise ParseError(name, "JSON of no known shape (not Scryfall rulings or cards, nor MTGJSON)")
 
 
