@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import child
+from benchmarks.installed import compile_kb
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_CORPUS = ROOT.parent / "shared" / "realdata" / "mtgjson-sets-2022-05"
@@ -215,6 +216,7 @@ def main() -> None:
 
     from benchmarks.synthetic import generate
 
+    compile_kb()
     args.work.mkdir(parents=True, exist_ok=True)
     single = args.work / f"synthetic-{args.cards}"
     double = args.work / f"synthetic-{2 * args.cards}"

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import child
+from benchmarks.installed import compile_kb
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMS = ("arrays", "jsonl")
@@ -73,6 +74,7 @@ def main() -> None:
 
     from benchmarks.synthetic import generate
 
+    compile_kb()
     args.work.mkdir(parents=True, exist_ok=True)
     corpora: dict[str, tuple[Path, Path]] = {}
     for form in FORMS:

@@ -42,6 +42,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from benchmarks.installed import compile_kb
 from kb.site import serve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +51,7 @@ CHILD_INDEX = """
 import json, os, resource, sys, threading, time
 from pathlib import Path
 from kb.engine import make_engine
+from benchmarks.installed import compile_kb
 from kb.locales import LOCALES
 from kb.site.data import load_index
 from kb.site.reading import reading
@@ -324,6 +326,7 @@ def main() -> None:
         "--watch-only", action="store_true", help="the watcher's figures, on the last run's site"
     )
     args = parser.parse_args()
+    compile_kb()
     args.work.mkdir(parents=True, exist_ok=True)
     db = real_store(args.work)
     site, cli_bundle = args.work / "site", args.work / "cli-bundle"

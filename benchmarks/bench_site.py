@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import synthetic
+from benchmarks.installed import compile_kb
 from kb.site.render import PLAIN_RENDERING
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -325,6 +326,7 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("hugo") is None:
         sys.exit("hugo is not installed (Debian: apt-get install -y hugo)")
+    compile_kb()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     small, large = store(work, args.small), store(work, args.large)
