@@ -51,7 +51,6 @@ CHILD_INDEX = """
 import json, os, resource, sys, threading, time
 from pathlib import Path
 from kb.engine import make_engine
-from benchmarks.installed import compile_kb
 from kb.locales import LOCALES
 from kb.site.data import load_index
 from kb.site.reading import reading
