@@ -150,7 +150,7 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
         with streams.open_input(item.source, digest=observer) as stream:
             content = _content(stream, item)
             parsed: Iterator[Record]
-            if item.shape is not None:  # MTGJSON, whose layout recognising the file read
+            if item.format == streams.MTGJSON:  # with its layout, where recognising read it
                 parsed = mtgjson.parse(content, item.source.name, item.shape)
             else:
                 parsed = STREAM_PARSERS[item.format](content, item.source.name)
