@@ -1,12 +1,19 @@
-"""What kb's helper processes share: a child's error sent to its parent, and how a child that
-died unasked ended, in words. The import's parser, the site build's workers and the mining's
-child use them."""
+"""What kb's helper processes share: a child's error sent to its parent, how a child that died
+unasked ended, in words, and a call run in a forked child (``Forked``). The import's parser,
+the site build's workers, the mining's child and the import's ruling tags use them."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import signal
+from collections.abc import Callable
 from contextlib import suppress
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any, Generic, TypeVar, cast
+
+T = TypeVar("T")
 
 
 def send_error(parent: Connection, error: BaseException) -> None:
@@ -29,3 +36,78 @@ def how_it_ended(exitcode: int) -> str:
     except ValueError:
         name = f"signal {-exitcode}"
     return f"killed by {name}"
+
+
+def received(connection: Connection, child: BaseProcess, what: str) -> Any:
+    """The child's next message; the error it sent, raised; or an error for a child that ended
+    without a word (killed: by the kernel for want of memory, say)."""
+    try:
+        message = connection.recv()
+    except (EOFError, ConnectionError):
+        child.join()
+        raise ChildProcessError(
+            f"the {what} process ended before it finished ({how_it_ended(child.exitcode or 0)})"
+        ) from None
+    if isinstance(message, BaseException):
+        raise message
+    return message
+
+
+class Forked(Generic[T]):
+    """``call()`` run in a forked child while this process goes on; ``result()`` waits for it.
+    In this process, at once, where ``fork`` is false (too little work to pay for a process),
+    there is one core or the platform does not fork.
+
+    Why: the end of an import runs steps that each keep one process busy while the other core
+    waits (ruling tags beside the mining). ``call`` is inherited by the child, never pickled;
+    its result comes back pickled, so it should be small. The child must never touch the
+    parent's database connection (SQLAlchemy's advice for forked processes). A child that dies
+    is an error, never a silent gap; leaving the ``with`` block ends a child not waited for."""
+
+    def __init__(self, call: Callable[[], T], what: str, fork: bool = True) -> None:
+        self._what = what
+        self._child: BaseProcess | None = None
+        cores = os.cpu_count() or 1
+        if not fork or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            self._value = call()
+            return
+        context = multiprocessing.get_context("fork")
+        self._reader, writer = context.Pipe(duplex=False)
+        self._child = context.Process(target=_run, args=(call, writer, self._reader), daemon=True)
+        self._child.start()
+        writer.close()  # the child's end: the reader sees EOF once the child is gone
+
+    def result(self) -> T:
+        child = self._child
+        if child is None:
+            return self._value
+        try:
+            self._value = cast(T, received(self._reader, child, self._what))
+        finally:
+            self._end()
+        return self._value
+
+    def _end(self) -> None:
+        child, self._child = self._child, None
+        if child is not None:
+            child.terminate()  # done, or not waited for
+            child.join()
+            child.close()
+            self._reader.close()
+
+    def __enter__(self) -> Forked[T]:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._end()
+
+
+def _run(call: Callable[[], Any], parent: Connection, parents_end: Connection) -> None:
+    """The child: the call's result, or the error that stopped it."""
+    parents_end.close()
+    try:
+        parent.send(call())
+    except BaseException as error:
+        send_error(parent, error)
+    finally:
+        parent.close()

@@ -117,12 +117,13 @@ class Loader:
     def finish(self) -> Summary:
         """Tag the rulings this run touched (all of them after a mechanic changed), and refresh
         the near duplicates of the texts it wrote."""
-        self._tags.tag_touched()
-        refresh_near_duplicates(self.state.connection, self.state.texts_written)
-        normalize.cache_clear()  # the rulings' texts are folded: their memory is the mining's
-        counts = self.summary.counts
-        if counts["texts new"] or counts["texts changed"] or self.state.retag_everything:
-            # The printed texts or the mechanics changed: their names are voted again (a
-            # keyword action the rules define is mined from its cards' Oracle texts).
-            MinedNames(self.state).mine()
+        with self._tags.tag_touched() as ruling_tags:
+            refresh_near_duplicates(self.state.connection, self.state.texts_written)
+            normalize.cache_clear()  # the rulings' texts are folded: their memory is the mining's
+            counts = self.summary.counts
+            if counts["texts new"] or counts["texts changed"] or self.state.retag_everything:
+                # The printed texts or the mechanics changed: their names are voted again (a
+                # keyword action the rules define is mined from its cards' Oracle texts).
+                MinedNames(self.state).mine()
+            ruling_tags.write()
         return self.summary

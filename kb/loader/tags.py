@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Table, func, select
 
 from kb.batches import chunks
+from kb.child_processes import Forked
 from kb.loader.mechanics import IN_TEXT, LISTED, Mechanics, counted
 from kb.loader.state import LoadState
 from kb.loader.tables import (
@@ -24,6 +27,9 @@ from kb.text import normalize
 
 GENERAL_SHARE = 0.1
 """A mechanic's general ruling stands on at least this share of the mechanic's cards."""
+
+FORKED_RULINGS = 5000
+"""Fewer rulings are tagged in this process: a forked child would cost more than it saves."""
 
 
 class Tags:
@@ -80,9 +86,11 @@ class Tags:
             self.state.bulk.insert(table, columns, rows)
             self.state.summary.counts[counter] += len(rows)
 
-    def tag_touched(self) -> None:
-        """Tag the rulings this run touched (all of them, and the cards, after a mechanic
-        changed)."""
+    def tag_touched(self) -> RulingTags:
+        """Tag the cards (after a mechanic changed), then start on the rulings this run touched
+        (all of them after a mechanic changed): read here, matched in a forked child while the
+        import goes on (``Forked``: the mining keeps this process busy meanwhile). Their
+        ``write()`` stores them."""
         if self.state.retag_everything:
             self._retag_cards()
             ruling_ids: Iterable[int] = self.state.connection.execute(
@@ -92,7 +100,6 @@ class Tags:
             ruling_ids = sorted(self.state.touched_rulings)
         connection = self.state.connection
         names = connection.execute(select(cards.c.name).union(select(card_faces.c.name)))
-        matcher = self.mechanics.matcher(names.scalars())
         kinds = self.mechanics.kinds()
         origin = card_mechanics.c.origin
         counts = select(card_mechanics.c.mechanic_id, origin, func.count()).group_by(
@@ -102,8 +109,11 @@ class Tags:
         for mechanic_id, tagged_by, n in connection.execute(counts):
             if counted(kinds[mechanic_id], tagged_by):
                 card_counts[mechanic_id] += n
-        for chunk in chunks(list(ruling_ids)):
-            self._tag_rulings(chunk, matcher, card_counts, kinds)
+        read = [self._read(chunk, kinds) for chunk in chunks(list(ruling_ids))]
+        matcher = partial(self.mechanics.matcher, list(names.scalars()))
+        many = sum(len(part.texts) for part in read) >= FORKED_RULINGS
+        wanted = Forked(partial(_wanted, read, matcher, card_counts), "ruling tags", many)
+        return RulingTags(self, wanted)
 
     def _retag_cards(self) -> None:
         text_matcher = self.mechanics.text_matcher()
@@ -115,13 +125,8 @@ class Tags:
         for chunk in chunks(wanted):
             self.add_to_cards({}, {k: wanted[k] for k in chunk})
 
-    def _tag_rulings(
-        self,
-        ruling_ids: list[int],
-        matcher: MechanicMatcher,
-        card_counts: Counter[int],
-        kinds: dict[int, str],
-    ) -> None:
+    def _read(self, ruling_ids: list[int], kinds: dict[int, str]) -> _Read:
+        """What tags these rulings: their texts, their cards, and those cards' tags."""
         bulk = self.state.bulk
         found = bulk.select_in(rulings, ("id", "text"), "id", ruling_ids)
         texts: dict[int, str] = dict(sorted(found))
@@ -137,17 +142,61 @@ class Tags:
         ):
             if counted(kinds[mechanic_id], origin):
                 tags_of_card.setdefault(card_id, set()).add(mechanic_id)
-        wanted: dict[int, set[int]] = {}
-        for ruling_id, text in texts.items():
+        return _Read(texts, cards_of, tags_of_card)
+
+    def write_ruling_tags(self, wanted: dict[int, set[int]]) -> None:
+        """Add the ruling tags that are missing."""
+        columns = ("ruling_id", "mechanic_id")
+        for chunk in chunks(wanted):
+            existing = set(self.state.bulk.select_in(ruling_mechanics, columns, "ruling_id", chunk))
+            rows = self._missing(ruling_mechanics, {k: wanted[k] for k in chunk}, existing, ())
+            self._insert(ruling_mechanics, columns, rows, "ruling tags new")
+
+
+class RulingTags:
+    """The tags of the rulings an import touched, matched in a forked child; ``write()``
+    stores them. Leaving the ``with`` block ends a child not waited for (the import failed)."""
+
+    def __init__(self, tags: Tags, wanted: Forked[dict[int, set[int]]]) -> None:
+        self._tags, self._wanted = tags, wanted
+
+    def write(self) -> None:
+        self._tags.write_ruling_tags(self._wanted.result())
+
+    def __enter__(self) -> RulingTags:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._wanted.__exit__(*exc_info)
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    texts: dict[int, str]
+    """Each ruling's text, by id, in order."""
+    cards_of: dict[int, set[int]]
+    tags_of_card: dict[int, set[int]]
+    """The tags that count (``counted``) of each of the rulings' cards."""
+
+
+def _wanted(
+    read: list[_Read], matcher_of: Callable[[], MechanicMatcher], card_counts: Counter[int]
+) -> dict[int, set[int]]:
+    """Each ruling's tags, by id, in the order read: the mechanics its text speaks of, or its
+    cards' shared mechanic for a general ruling."""
+    matcher = matcher_of()
+    wanted: dict[int, set[int]] = {}
+    for part in read:
+        for ruling_id, text in part.texts.items():
             tags = matcher.matches(normalize(text))
-            linked = cards_of.get(ruling_id, set())
+            linked = part.cards_of.get(ruling_id, set())
             # A ruling that stands on several cards, all of one mechanic, is its general ruling,
             # unless it names one of the mechanics they share (the disturb rulings of twelve
             # flying Spirits are about disturb, not flying) or stands on too few of the
             # mechanic's cards: the rulings that two partners or five Curses share are about
             # them, not about partner or enchant.
             if len(linked) >= 2:
-                shared = set.intersection(*(tags_of_card.get(c, set()) for c in linked))
+                shared = set.intersection(*(part.tags_of_card.get(c, set()) for c in linked))
                 if not tags & shared:
                     tags |= {
                         mechanic_id
@@ -156,7 +205,4 @@ class Tags:
                     }
             if tags:
                 wanted[ruling_id] = tags
-        columns = ("ruling_id", "mechanic_id")
-        existing = set(bulk.select_in(ruling_mechanics, columns, "ruling_id", wanted))
-        rows = self._missing(ruling_mechanics, wanted, existing, ())
-        self._insert(ruling_mechanics, columns, rows, "ruling tags new")
+    return wanted

@@ -21,10 +21,9 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
-from typing import Any, Final, Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
-from kb.child_processes import how_it_ended, send_error
+from kb.child_processes import received, send_error
 from kb.mining.actions import actions, earliest
 from kb.mining.mine import MIN_CARDS, Mined, Miners, merged, mine
 from kb.mining.samples import Sample
@@ -62,13 +61,13 @@ def mine_on_two_cores(
         for sample in samples_of(own_rows):
             miners.add(sample, own_rows.position)
         own_rows.finish()
-        firsts = earliest(miners.contrast.firsts, _received(to_child, child))
+        firsts = earliest(miners.contrast.firsts, received(to_child, child, "mining"))
         taken = actions(firsts, also_actions)
         to_child.send(taken)
-        founds = [miners.found(taken, minimum), _received(to_child, child)]
+        founds = [miners.found(taken, minimum), received(to_child, child, "mining")]
     except ConnectionError:  # the child stopped reading (gone): what it sent says why
         try:
-            _received(to_child, child)
+            received(to_child, child, "mining")
         finally:
             child.terminate()
         raise
@@ -124,9 +123,9 @@ def _child(
     parents_end.close()  # or a parent gone would leave this one waiting for rows
     try:
         miners = Miners()
-        received: _Received[Row] = _Received(parent)
-        for sample in samples_of(received):
-            miners.add(sample, received.position)
+        rows: _Received[Row] = _Received(parent)
+        for sample in samples_of(rows):
+            miners.add(sample, rows.position)
         parent.send(miners.contrast.firsts)
         parent.send(miners.found(parent.recv(), minimum))
     except BaseException as error:
@@ -146,18 +145,3 @@ class _Received(Generic[Row]):
         while (batch := self._parent.recv()) is not None:
             for self.position, row in batch:
                 yield row
-
-
-def _received(child: Connection, process: BaseProcess) -> Any:
-    """The child's next message; its error; or an error for a child that ended without a
-    word."""
-    try:
-        message = child.recv()
-    except (EOFError, ConnectionError):  # killed (by the kernel for want of memory, say)
-        process.join()
-        raise ChildProcessError(
-            f"the mining process ended before it finished ({how_it_ended(process.exitcode or 0)})"
-        ) from None
-    if isinstance(message, BaseException):
-        raise message
-    return message
