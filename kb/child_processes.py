@@ -55,8 +55,7 @@ def received(connection: Connection, child: BaseProcess, what: str) -> Any:
 
 class Forked(Generic[T]):
     """``call()`` run in a forked child while this process goes on; ``result()`` waits for it.
-    In this process, at once, where ``fork`` is false (too little work to pay for a process),
-    there is one core or the platform does not fork.
+    In this process, at once, where there is one core or the platform does not fork.
 
     Why: the end of an import runs steps that each keep one process busy while the other core
     waits (ruling tags beside the mining). ``call`` is inherited by the child, never pickled;
@@ -64,11 +63,10 @@ class Forked(Generic[T]):
     parent's database connection (SQLAlchemy's advice for forked processes). A child that dies
     is an error, never a silent gap; leaving the ``with`` block ends a child not waited for."""
 
-    def __init__(self, call: Callable[[], T], what: str, fork: bool = True) -> None:
+    def __init__(self, call: Callable[[], T], what: str) -> None:
         self._what = what
         self._child: BaseProcess | None = None
-        cores = os.cpu_count() or 1
-        if not fork or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
             self._value = call()
             return
         context = multiprocessing.get_context("fork")

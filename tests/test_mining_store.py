@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 from conftest import run_kb
 from realdata import realdata
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from kb import edits, revisions, schema
+from kb import edits, migrate, revisions, schema
 from kb.engine import make_engine
 from kb.importing import run_import
+from kb.loader import tags
 
 pytestmark = pytest.mark.realdata
 
@@ -104,3 +106,42 @@ def test_an_import_that_changes_the_mechanics_mines_again(database_url: str) -> 
     # Scry is an action by its lines, as before the rules said so.
     assert names(engine, "scry")["de"] == ("Hellsicht", "mined", 19, 19, "contrast")
     engine.dispose()
+
+
+def ruling_tags(engine: Engine) -> set[tuple[str, str]]:
+    query = (
+        select(schema.rulings.c.text, schema.mechanics.c.slug)
+        .select_from(schema.rulings)
+        .join(schema.ruling_mechanics)
+        .join(schema.mechanics)
+    )
+    with engine.connect() as connection:
+        return {(text, slug) for text, slug in connection.execute(query)}
+
+
+def test_rulings_tagged_beside_the_mining_get_the_tags_of_rulings_tagged_alone(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large import's rulings are matched in a forked child while it mines (FORKED_RULINGS
+    lowered here, so that these few hundred are): the tags of an import that matches them in
+    its own process, the child's only written by the import."""
+    sets = realdata("mtgjson-sets-2022-05")
+    files = [realdata("MagicCompRules_20220429.txt"), *(sets / name for name in SETS)]
+    alone = make_engine(f"sqlite:///{tmp_path / 'alone.sqlite'}")
+    migrate.upgrade(alone)
+    run_import(alone, files)
+    monkeypatch.setattr(tags, "FORKED_RULINGS", 1)
+    beside = make_engine(database_url)
+    summary = run_import(beside, files)
+    with beside.connect() as connection:
+        rulings, texts = (
+            connection.execute(select(func.count()).select_from(table)).scalar_one()
+            for table in (schema.rulings, schema.printed_texts)
+        )
+    assert 1 <= rulings <= texts  # so the child matched them
+    expected = ruling_tags(alone)
+    assert len(expected) > 100
+    assert ruling_tags(beside) == expected
+    assert summary.counts["ruling tags new"] == len(expected)
+    alone.dispose()
+    beside.dispose()

@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from conftest import scryfall_ruling
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from kb import schema
 from kb.importing import ImportOptions, run_import
-from kb.loader import tags
 
 RULES = """\
 701. Keyword Actions
@@ -110,13 +108,7 @@ def _mechanic(engine: Engine, slug: str) -> tuple[str, str, str | None]:
     return row.kind, row.rule, row.pattern
 
 
-@pytest.mark.parametrize("forked_rulings", [tags.FORKED_RULINGS, 0], ids=["here", "forked"])
-def test_an_import_tags_each_ruling_with_what_it_is_about(
-    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked_rulings: int
-) -> None:
-    """The rulings' tags are matched in a forked child for a large import (forked_rulings):
-    the same tags, written by this process."""
-    monkeypatch.setattr(tags, "FORKED_RULINGS", forked_rulings)
+def test_an_import_tags_each_ruling_with_what_it_is_about(engine: Engine, tmp_path: Path) -> None:
     run_import(engine, _files(tmp_path))
     assert _tags(engine) == EXPECTED
     # The vocabulary tags nothing by word, yet keeps its mechanic and its rule.

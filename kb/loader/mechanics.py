@@ -222,6 +222,11 @@ class MinedNames:
         self._write_mechanic_names(mined, by_name)
         self._write_type_names(mined)
 
+    def texts(self) -> int:
+        """How many printed texts ``mine`` reads: all the store's."""
+        query = select(func.count()).select_from(printed_texts)
+        return int(self.state.connection.execute(query).scalar_one())
+
     def _unlisted_actions(self) -> dict[str, tuple[int, set[int]]]:
         """Keyword actions that no source or editor lists on a card (no listed tag: MTGJSON
         lists Scry and Mill, never Counter or Regenerate), by English name: the mechanic and the

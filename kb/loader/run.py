@@ -115,15 +115,17 @@ class Loader:
         return self._references.locale_of_name(name, must_exist)
 
     def finish(self) -> Summary:
-        """Tag the rulings this run touched (all of them after a mechanic changed), and refresh
-        the near duplicates of the texts it wrote."""
-        with self._tags.tag_touched() as ruling_tags:
+        """Tag the rulings this run touched (all of them after a mechanic changed), refresh the
+        near duplicates of the texts it wrote, and mine the names of the printed texts."""
+        counts = self.summary.counts
+        # The printed texts or the mechanics changed: their names are voted again (a keyword
+        # action the rules define is mined from its cards' Oracle texts).
+        mining = bool(counts["texts new"] or counts["texts changed"] or self.state.retag_everything)
+        miner = MinedNames(self.state)
+        with self._tags.tag_touched(miner.texts() if mining else 0) as ruling_tags:
             refresh_near_duplicates(self.state.connection, self.state.texts_written)
             normalize.cache_clear()  # the rulings' texts are folded: their memory is the mining's
-            counts = self.summary.counts
-            if counts["texts new"] or counts["texts changed"] or self.state.retag_everything:
-                # The printed texts or the mechanics changed: their names are voted again (a
-                # keyword action the rules define is mined from its cards' Oracle texts).
-                MinedNames(self.state).mine()
+            if mining:
+                miner.mine()
             ruling_tags.write()
         return self.summary

@@ -86,11 +86,16 @@ class Tags:
             self.state.bulk.insert(table, columns, rows)
             self.state.summary.counts[counter] += len(rows)
 
-    def tag_touched(self) -> RulingTags:
-        """Tag the cards (after a mechanic changed), then start on the rulings this run touched
-        (all of them after a mechanic changed): read here, matched in a forked child while the
-        import goes on (``Forked``: the mining keeps this process busy meanwhile). Their
-        ``write()`` stores them."""
+    def tag_touched(self, mined_texts: int = 0) -> RulingTags:
+        """Tag the cards (after a mechanic changed) and the rulings this run touched (all of
+        them after a mechanic changed), a chunk at a time.
+
+        ``mined_texts``: how many printed texts the mining that follows reads. Where they
+        outnumber the rulings (of a large run), the rulings are read at once and matched in a
+        forked child meanwhile (``Forked``), and ``RulingTags.write()`` stores them once the
+        mining is done. Only then: a child with nothing beside it saves nothing, and reading
+        the rulings at once holds their texts (60 MB for 60,000 rulings), less than the
+        mining holds after."""
         if self.state.retag_everything:
             self._retag_cards()
             ruling_ids: Iterable[int] = self.state.connection.execute(
@@ -109,11 +114,16 @@ class Tags:
         for mechanic_id, tagged_by, n in connection.execute(counts):
             if counted(kinds[mechanic_id], tagged_by):
                 card_counts[mechanic_id] += n
-        read = [self._read(chunk, kinds) for chunk in chunks(list(ruling_ids))]
-        matcher = partial(self.mechanics.matcher, list(names.scalars()))
-        many = sum(len(part.texts) for part in read) >= FORKED_RULINGS
-        wanted = Forked(partial(_wanted, read, matcher, card_counts), "ruling tags", many)
-        return RulingTags(self, wanted)
+        ids = list(ruling_ids)
+        if FORKED_RULINGS <= len(ids) <= mined_texts:
+            read = [self._read(chunk, kinds) for chunk in chunks(ids)]
+            matcher_of = partial(self.mechanics.matcher, list(names.scalars()))
+            matched = partial(_matched, read, matcher_of, card_counts)
+            return RulingTags(self, Forked(matched, "ruling tags"))
+        matcher = self.mechanics.matcher(names.scalars())
+        for chunk in chunks(ids):
+            self.write_ruling_tags(_wanted([self._read(chunk, kinds)], matcher, card_counts))
+        return RulingTags(self, None)
 
     def _retag_cards(self) -> None:
         text_matcher = self.mechanics.text_matcher()
@@ -154,20 +164,23 @@ class Tags:
 
 
 class RulingTags:
-    """The tags of the rulings an import touched, matched in a forked child; ``write()``
-    stores them. Leaving the ``with`` block ends a child not waited for (the import failed)."""
+    """The tags of the rulings an import touched, where a forked child matches them (else
+    none: they are written); ``write()`` stores them. Leaving the ``with`` block ends a child
+    not waited for (the import failed)."""
 
-    def __init__(self, tags: Tags, wanted: Forked[dict[int, set[int]]]) -> None:
+    def __init__(self, tags: Tags, wanted: Forked[dict[int, set[int]]] | None) -> None:
         self._tags, self._wanted = tags, wanted
 
     def write(self) -> None:
-        self._tags.write_ruling_tags(self._wanted.result())
+        if self._wanted is not None:
+            self._tags.write_ruling_tags(self._wanted.result())
 
     def __enter__(self) -> RulingTags:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._wanted.__exit__(*exc_info)
+        if self._wanted is not None:
+            self._wanted.__exit__(*exc_info)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,12 +192,18 @@ class _Read:
     """The tags that count (``counted``) of each of the rulings' cards."""
 
 
-def _wanted(
+def _matched(
     read: list[_Read], matcher_of: Callable[[], MechanicMatcher], card_counts: Counter[int]
+) -> dict[int, set[int]]:
+    """``_wanted`` with a matcher made here: in the child, beside the import's other work."""
+    return _wanted(read, matcher_of(), card_counts)
+
+
+def _wanted(
+    read: list[_Read], matcher: MechanicMatcher, card_counts: Counter[int]
 ) -> dict[int, set[int]]:
     """Each ruling's tags, by id, in the order read: the mechanics its text speaks of, or its
     cards' shared mechanic for a general ruling."""
-    matcher = matcher_of()
     wanted: dict[int, set[int]] = {}
     for part in read:
         for ruling_id, text in part.texts.items():
