@@ -13,6 +13,7 @@ from conftest import run_kb
 from realdata import realdata
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
+from tagging_sample import shown_tags
 
 from kb import edits, migrate, revisions, schema
 from kb.engine import make_engine
@@ -108,17 +109,6 @@ def test_an_import_that_changes_the_mechanics_mines_again(database_url: str) -> 
     engine.dispose()
 
 
-def ruling_tags(engine: Engine) -> set[tuple[str, str]]:
-    query = (
-        select(schema.rulings.c.text, schema.mechanics.c.slug)
-        .select_from(schema.rulings)
-        .join(schema.ruling_mechanics)
-        .join(schema.mechanics)
-    )
-    with engine.connect() as connection:
-        return {(text, slug) for text, slug in connection.execute(query)}
-
-
 def test_rulings_tagged_beside_the_mining_get_the_tags_of_rulings_tagged_alone(
     database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,9 +129,9 @@ def test_rulings_tagged_beside_the_mining_get_the_tags_of_rulings_tagged_alone(
             for table in (schema.rulings, schema.printed_texts)
         )
     assert 1 <= rulings <= texts  # so the child matched them
-    expected = ruling_tags(alone)
+    expected = shown_tags(alone)
     assert len(expected) > 100
-    assert ruling_tags(beside) == expected
+    assert shown_tags(beside) == expected
     assert summary.counts["ruling tags new"] == len(expected)
     alone.dispose()
     beside.dispose()
