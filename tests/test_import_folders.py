@@ -142,7 +142,7 @@ def test_text_that_is_no_rulings_page(tmp_path: Path, case: str) -> None:
     path = tmp_path / "file.txt"
     path.write_text(content, "utf-8")
     with pytest.raises(recognise.UnknownFormat) as raised:
-        recognise.detect_format(Input(path))
+        recognise.detect(Input(path))
     assert str(raised.value).startswith(f"{path}:{line}: {reason}")
 
 
@@ -158,13 +158,13 @@ def test_text_that_is_no_rulings_page(tmp_path: Path, case: str) -> None:
 def test_pages_are_pages(tmp_path: Path, content: str) -> None:
     path = tmp_path / "page"
     path.write_text(content, "utf-8")
-    assert recognise.detect_format(Input(path)) == streams.SEED_PAGE
+    assert recognise.detect(Input(path)).format == streams.SEED_PAGE
 
 
 def test_the_data_pages_and_seed_pages_are_pages() -> None:
     pages = [*sorted((DATA / "pages").iterdir())]
     pages += [seed_page("000_f9cb873814301985.txt"), seed_page("001_8b142995f576fff8.txt")]
-    assert [recognise.detect_format(Input(page)) for page in pages] == [streams.SEED_PAGE] * 4
+    assert [recognise.detect(Input(page)).format for page in pages] == [streams.SEED_PAGE] * 4
 
 
 def test_kb_import_tells_the_skipped_files(sqlite_url: str, tmp_path: Path) -> None:

@@ -407,4 +407,4 @@ def test_json_lines_are_told_by_content_under_any_name(
     )
     path = tmp_path / name
     path.write_bytes(gzip.compress(content, mtime=0) if compressed else content)
-    assert recognise.detect_format(path) == expected
+    assert recognise.detect(path).format == expected

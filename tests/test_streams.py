@@ -29,8 +29,8 @@ DEREVI = "scryfall_rulings_list_derevi.json"
         ("MagicCompRules_2024_excerpt_outlaw_spree.txt", streams.COMPREHENSIVE_RULES),
     ],
 )
-def test_detect_format_of_real_files(name: str, expected: str) -> None:
-    assert recognise.detect_format(realdata(name)) == expected
+def test_detect_of_real_files(name: str, expected: str) -> None:
+    assert recognise.detect(realdata(name)).format == expected
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_recognising_mtgjson_reads_its_layout_for_the_parser(
 
 @pytest.mark.parametrize("name", ["000_f9cb873814301985.txt", "001_8b142995f576fff8.txt"])
 def test_seed_pages_are_seed_pages(name: str) -> None:
-    assert recognise.detect_format(seed_page(name)) == streams.SEED_PAGE
+    assert recognise.detect(seed_page(name)).format == streams.SEED_PAGE
 
 
 @pytest.mark.parametrize(
@@ -79,10 +79,10 @@ def test_seed_pages_are_seed_pages(name: str) -> None:
         ("Preso nel Fuoco Incrociato\n\nSe un effetto …".encode(), streams.SEED_PAGE),
     ],
 )
-def test_detect_format_sniffs_content(tmp_path: Path, content: bytes, expected: str) -> None:
+def test_detect_sniffs_content(tmp_path: Path, content: bytes, expected: str) -> None:
     path = tmp_path / "download"  # no extension: the name tells nothing
     path.write_bytes(content)
-    assert recognise.detect_format(path) == expected
+    assert recognise.detect(path).format == expected
 
 
 @pytest.mark.parametrize(
@@ -94,11 +94,11 @@ def test_detect_format_sniffs_content(tmp_path: Path, content: bytes, expected: 
         (b'{"something": "else"}', "JSON of no known shape"),
     ],
 )
-def test_detect_format_rejects_unknown_content(tmp_path: Path, content: bytes, reason: str) -> None:
+def test_detect_rejects_unknown_content(tmp_path: Path, content: bytes, reason: str) -> None:
     path = tmp_path / "bad.bin"
     path.write_bytes(content)
     with pytest.raises(ParseError) as raised:
-        recognise.detect_format(path)
+        recognise.detect(path)
     assert str(raised.value).startswith(f"{path}:")
     assert reason in str(raised.value)
     assert "\n" not in str(raised.value)
@@ -113,7 +113,7 @@ def test_compressed_files_are_read_decompressed(
 ) -> None:
     path = tmp_path / f"rulings.json{suffix}"
     path.write_bytes(compress(realdata(DEREVI).read_bytes()))
-    assert recognise.detect_format(path) == streams.SCRYFALL_RULINGS
+    assert recognise.detect(path).format == streams.SCRYFALL_RULINGS
     with streams.open_input(path) as stream:
         assert len(list(scryfall.parse_rulings(stream, str(path)))) == 3
 
@@ -131,7 +131,7 @@ def test_each_zip_member_is_an_input(tmp_path: Path) -> None:
         f"{archive}!rulings/derevi.json",
         f"{archive}!rules.txt.gz",
     ]
-    assert [recognise.detect_format(source) for source in inputs] == [
+    assert [recognise.detect(source).format for source in inputs] == [
         streams.SCRYFALL_RULINGS,
         streams.COMPREHENSIVE_RULES,
     ]
@@ -163,4 +163,4 @@ def test_sniffing_reads_a_bounded_head(tmp_path: Path) -> None:
     ruling = b'{"object": "ruling", "oracle_id": "x", "published_at": "2020-01-01", "comment": "c"}'
     path.write_bytes(b"[" + b",".join([ruling] * 20_000) + b"]")
     assert path.stat().st_size > 10 * streams.SNIFF_BYTES
-    assert recognise.detect_format(path) == streams.SCRYFALL_RULINGS
+    assert recognise.detect(path).format == streams.SCRYFALL_RULINGS

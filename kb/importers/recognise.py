@@ -23,13 +23,9 @@ class UnknownFormat(ParseError):
     """Content that is no format kb imports."""
 
 
-def detect_format(source: Input | Path) -> str:
-    """kb's catalog by its ``.toml`` name; every other format by its first bytes of content."""
-    return detect(source).format
-
-
 def detect(source: Input | Path) -> Sniffed:
-    """``detect_format``, with what recognising read of an MTGJSON file's layout."""
+    """kb's catalog by its ``.toml`` name; every other format by its first bytes of content,
+    with what that read of an MTGJSON file's layout."""
     if isinstance(source, Path):
         source = Input(source)
     with streams.read_errors_as_parse_errors(source.name), streams.open_input(source) as stream:
