@@ -116,8 +116,8 @@ class Tags:
                 card_counts[mechanic_id] += n
         ids = list(ruling_ids)
         if FORKED_RULINGS <= len(ids) <= mined_texts:
-            read = [self._read(chunk, kinds) for chunk in chunks(ids)]
             matcher_of = partial(self.mechanics.matcher, list(names.scalars()))
+            read = [self._read(chunk, kinds) for chunk in chunks(ids)]
             matched = partial(_matched, read, matcher_of, card_counts)
             return RulingTags(self, Forked(matched, "ruling tags"))
         matcher = self.mechanics.matcher(names.scalars())
