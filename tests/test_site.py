@@ -664,6 +664,8 @@ def test_build_command(sqlite_url: str, tmp_path: Path) -> None:
     assert second.output == f"25 pages in {out}: 0 written, 25 unchanged, 0 removed\n"
     any_case = runner.invoke(cli, [*args, "--locale", "pt-br,ZH-HANT"])  # as the folders are named
     assert any_case.output == f"25 pages in {out}: 0 written, 25 unchanged, 0 removed\n"
+    repeated = runner.invoke(cli, [*args, "--locale", "de", "--locale", "it,ja", "--locale", "de"])
+    assert repeated.output == f"35 pages in {out}: 0 written, 35 unchanged, 0 removed\n"
     assert runner.invoke(cli, ["-q", *args, "--full"]).output == ""
     bad = runner.invoke(cli, [*args, "--locale", "de,xx"])
     assert bad.exit_code == 2

@@ -28,13 +28,15 @@ DEMO_SITE = Path("site")
 
 
 def _locale_list(
-    _ctx: click.Context, _param: click.Parameter, value: str | None
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
 ) -> tuple[Locale, ...]:
-    """``de,it`` → those locales, in kb's order; all of them when the option is absent. Codes
-    are matched whatever their case (``pt-br``, as its folder is named, is ``pt-BR``)."""
-    if value is None:
+    """``de,it`` (or ``--locale de --locale it``) → those locales, in kb's order; all of them
+    when the option is absent. Codes are matched whatever their case (``pt-br``, as its folder
+    is named, is ``pt-BR``). Repeats add up: a repeated option that silently kept its last
+    value built one locale where a reader asked for three."""
+    if not values:
         return LOCALES
-    codes = {code.strip().lower() for code in value.split(",") if code.strip()}
+    codes = {code.strip().lower() for value in values for code in value.split(",") if code.strip()}
     if not codes:
         raise click.BadParameter("no locale given")
     unknown = sorted(codes - {code.lower() for code in LOCALE_CODES})
@@ -73,9 +75,11 @@ def _base_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -
 @click.option(
     "--locale",
     "locales",
+    multiple=True,
     callback=_locale_list,
     metavar="CODES",
-    help="Build only these locales, comma-separated (de,it); the others' pages are kept.",
+    help="Build only these locales, comma-separated (de,it) or repeated (--locale de --locale "
+    "it); the others' pages are kept.",
 )
 @click.option(
     "--base-url",
