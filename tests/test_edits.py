@@ -84,6 +84,15 @@ def test_the_editor_is_required(demo_url: str, monkeypatch: pytest.MonkeyPatch) 
     assert "env-editor" in run_kb(demo_url, "history", "--editor", "env-editor").stdout
 
 
+def test_a_locale_argument_is_named_locale_and_its_codes_are_in_the_help(demo_url: str) -> None:
+    """Not click's list of every choice in its usage line and errors, lower-cased."""
+    wrong = run_kb(demo_url, "edit", "card-name", "Three Steps Ahead", "xx", "X", "--editor", "a")
+    assert wrong.exit_code == 2
+    assert wrong.stderr.splitlines()[0].endswith(" edit card-name [OPTIONS] CARD LOCALE NAME")
+    assert wrong.stderr.splitlines()[-1].startswith("Error: Invalid value for 'LOCALE': 'xx' is")
+    assert "pt-BR, ja, ko, ru, zh-Hans, zh-Hant." in run_kb(demo_url, "edit", "--help").stdout
+
+
 def test_names_tags_translations_history_and_revert(demo_url: str) -> None:
     edit = ["edit", "--help"]
     assert run_kb(demo_url, *edit).exit_code == 0

@@ -22,7 +22,10 @@ REFUSED = (revisions.EditError, QueryError)
 
 @click.group("edit")
 def edit_group() -> None:
-    """Change the knowledge base; every change is recorded (kb history) and can be reverted."""
+    """Change the knowledge base; every change is recorded (kb history) and can be reverted.
+
+    LOCALE, where a command takes one, is a locale code in any case: en, de, fr, it, es,
+    pt-BR, ja, ko, ru, zh-Hans, zh-Hant."""
 
 
 def _done(revision_id: int) -> None:
@@ -52,7 +55,7 @@ def edit_ruling_text(
 
 @edit_group.command("card-name")
 @click.argument("card")
-@click.argument("locale", type=LOCALE_CHOICE)
+@click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
 @click.argument("name")
 @click.option("--expect-name", help="The name you saw (default: the name now); else a conflict.")
 @editor_option
@@ -70,7 +73,7 @@ def _printed_command(column: str, argument: str, help_text: str) -> click.Comman
     face_required = column == "face_name"
 
     @click.argument("card")
-    @click.argument("locale", type=LOCALE_CHOICE)
+    @click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
     @click.argument(argument.lower())
     @click.option(
         "--face",
@@ -129,7 +132,7 @@ edit_group.add_command(
 
 @edit_group.command("mechanic-name")
 @click.argument("mechanic")
-@click.argument("locale", type=LOCALE_CHOICE)
+@click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
 @click.argument("name")
 @click.option("--expect-name", help="The name you saw (default: the name now); else a conflict.")
 @editor_option
@@ -167,7 +170,7 @@ edit_group.add_command(_tag_command(tagged=False))
 
 @edit_group.command("translation")
 @click.argument("ruling_id", type=int)
-@click.argument("locale", type=LOCALE_CHOICE)
+@click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
 @click.argument("text")
 @editor_option
 @pass_app
@@ -179,7 +182,7 @@ def edit_translation(app: App, ruling_id: int, locale: str, text: str, editor: s
 
 @edit_group.command("review")
 @click.argument("ruling_id", type=int)
-@click.argument("locale", type=LOCALE_CHOICE)
+@click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
 @editor_option
 @pass_app
 def edit_review(app: App, ruling_id: int, locale: str, editor: str) -> None:
