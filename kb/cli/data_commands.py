@@ -113,7 +113,9 @@ def export_command(app: App, format_: str, out: Path | None) -> None:
     """Write the store in an anchor's format: MTGJSON AtomicCards, Scryfall rulings, or CSV.
 
     The MTGJSON export holds every card, face, name, ruling and link: importing it into an empty
-    store gives the same store.
+    store gives the same cards, faces, names, rulings and links. Printed texts, mined names,
+    translations of rulings and the edit history are not in it: kb backup copies a whole
+    SQLite store.
     """
     from kb.exporting import UNITS, export, export_to_file
 
