@@ -143,6 +143,7 @@ def test_exports_pass_msgfmt_check(demo_url: str, tmp_path: Path) -> None:
     assert run_kb(demo_url, "edit", "ruling-text", "2", reworded, "--editor", "bo").exit_code == 0
     po = export(demo_url, tmp_path / "de.po", "--locale", "de")
     assert '#, fuzzy\nmsgctxt "ruling:2"\n' in po.read_text("utf-8")
+    assert '"Report-Msgid-Bugs-To: \\n"\n' in po.read_text("utf-8")  # no placeholder address
     checked = msgfmt_check(po)
     assert (checked.returncode, checked.stderr) == (0, "")
     template = msgfmt_check(export(demo_url, tmp_path / "kb.pot", "--pot"))

@@ -219,6 +219,7 @@ def build_catalog(connection: Connection, locale: str | None, selection: Selecti
         # A template's header stays fuzzy (its fields are placeholders), a translation's not.
         fuzzy=locale is None,
     )
+    result.msgid_bugs_address = ""  # kb has none; Babel puts EMAIL@ADDRESS for an empty one
     for entry in entries(connection, locale, selection):
         result.add(
             entry.english,
