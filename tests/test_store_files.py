@@ -466,6 +466,29 @@ def test_a_misspelt_postgresql_database_is_one_line(workdir: Path, command: list
     assert result.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "error"),
+    [
+        ("nowhere.json", None, "nowhere.json: no such file or folder"),
+        (
+            "package.json",
+            '{"name": "kb"}\n',
+            "package.json: JSON of no known shape (not Scryfall rulings or cards, nor MTGJSON)",
+        ),
+    ],
+)
+def test_an_import_of_no_file_it_can_read_makes_no_store(
+    workdir: Path, name: str, content: str | None, error: str
+) -> None:
+    """The files are recognised before the store is made: a typo in a path, or a file of no
+    format kb reads, leaves no kb.sqlite behind."""
+    if content is not None:
+        (workdir / name).write_text(content, encoding="utf-8")
+    result = kb("import", name)
+    assert (result.exit_code, result.stderr) == (1, f"kb: error: {error}\n")
+    assert not (workdir / "kb.sqlite").exists()
+
+
 def test_kb_schema_and_the_saved_queries_list_need_no_store(workdir: Path) -> None:
     ok("schema")
     ok("query", "--list")

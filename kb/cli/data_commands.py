@@ -64,8 +64,9 @@ def import_command(
         locale=locale, card=card, format=format_, force=force, replace_name=replace_name
     )
     with clear_errors():
-        engine = app.engine(create=True)
+        # Files read first: a misspelt path, or a file of no known format, makes no store.
         planned = plan(paths, options)
+        engine = app.engine(create=True)
         with app.progress(planned.size, "importing") as advance:
             summary = run_import(engine, paths, options, progress=advance, planned=planned)
     for line in summary_lines(summary, verbose):
