@@ -42,6 +42,8 @@ def test_every_command_has_help_and_is_in_the_readme(name: str, command: click.C
     assert result.exit_code == 0
     first_line = command.help.strip().splitlines()[0]
     assert " ".join(first_line.split()) in " ".join(result.output.split())
+    options = [param for param in command.params if isinstance(param, click.Option)]
+    assert [option.opts[0] for option in options if not option.help] == []
 
 
 def quick_start_lines() -> list[str]:

@@ -103,7 +103,13 @@ def backup_command(app: App, path: Path) -> None:
 
 
 @click.command("export")
-@click.option("--format", "format_", type=click.Choice(EXPORT_FORMATS), required=True)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(EXPORT_FORMATS),
+    required=True,
+    help="mtgjson: AtomicCards; scryfall-rulings: Scryfall's rulings file; csv: a row per link.",
+)
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),

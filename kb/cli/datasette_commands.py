@@ -20,7 +20,13 @@ SQLITE_ONLY = (
 
 @click.command("datasette")
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8001, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8001,
+    show_default=True,
+    help="The port to listen on.",
+)
 @click.option(
     "--immutable",
     is_flag=True,

@@ -209,7 +209,13 @@ def _built(result: BuildResult) -> str:
     show_default=True,
     help="The built site to serve.",
 )
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on; 0: any free one (the line printed says which).",
+)
 @pass_app
 def serve_command(app: App, out: Path, port: int) -> None:
     """Preview the built site on http://127.0.0.1:PORT/ (Ctrl-C stops)."""
