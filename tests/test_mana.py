@@ -19,13 +19,17 @@ _SYMBOL_RUN = re.compile(r"(?:\{[^{}]+\})+")
 _REMINDER = re.compile(r"\([^()]*\)")
 
 
-def afresh(text: str, locale: Locale) -> Markup:
+def afresh(text: str, locale: Locale, among_english: bool = False) -> Markup:
     """The plain way, line by line with nothing kept (rules_text before it kept parts)."""
+
+    def symbols(found: re.Match[str]) -> str:
+        return str(mana.mana_symbols(found[0], locale, among_english))
+
     paragraphs = []
     for line in text.split("\n"):
         escaped = str(escape(line))
         escaped = _REMINDER.sub(lambda found: f"<i>{found[0]}</i>", escaped)
-        escaped = _SYMBOL_RUN.sub(lambda found: str(mana.mana_symbols(found[0], locale)), escaped)
+        escaped = _SYMBOL_RUN.sub(symbols, escaped)
         paragraphs.append(f"<p>{escaped}</p>")
     return Markup("\n".join(paragraphs))
 
@@ -39,10 +43,22 @@ TEXTS = st.lists(st.one_of(PIECES, st.text(max_size=4)), max_size=12).map("".joi
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=TEXTS, locale=st.sampled_from(LOCALES))
-def test_rules_text_is_the_text_made_afresh(text: str, locale: Locale) -> None:
-    assert mana.rules_text(text, locale) == afresh(text, locale)
-    assert mana.rules_text(text, locale) == afresh(text, locale)  # again, from what was kept
+@given(text=TEXTS, locale=st.sampled_from(LOCALES), among_english=st.booleans())
+def test_rules_text_is_the_text_made_afresh(text: str, locale: Locale, among_english: bool) -> None:
+    made = mana.rules_text(text, locale, among_english)
+    assert made == afresh(text, locale, among_english)
+    assert mana.rules_text(text, locale, among_english) == made  # again, from what was kept
+
+
+def test_symbols_among_english_text_say_their_language() -> None:
+    german, english = LOCALES[1], LOCALES[0]
+    assert (german.code, english.code) == ("de", "en")
+    assert mana.mana_symbols("{G}", german, among_english=True) == Markup(
+        '<span class="mana-cost" lang="de" role="img" aria-label="grün">'
+        '<span class="ms ms-g" aria-hidden="true">G</span></span>'
+    )
+    assert 'lang="de"' not in mana.mana_symbols("{G}", german)  # in the page's own text
+    assert "lang=" not in mana.mana_symbols("{G}", english, among_english=True)  # English already
 
 
 def test_every_real_oracle_text_in_every_locale_is_the_text_made_afresh() -> None:
@@ -53,4 +69,6 @@ def test_every_real_oracle_text_in_every_locale_is_the_text_made_afresh() -> Non
     assert len(texts) > 2000
     for locale in LOCALES:
         for text in sorted(texts):
-            assert mana.rules_text(text, locale) == afresh(text, locale), (locale.code, text)
+            for among in (False, True):
+                made = mana.rules_text(text, locale, among)
+                assert made == afresh(text, locale, among), (locale.code, among, text)

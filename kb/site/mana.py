@@ -18,9 +18,11 @@ _COLOURS = frozenset("WUBRGC")
 _FACE_MARK = Markup('<span class="split" aria-hidden="true">//</span>')
 
 
-def mana_symbols(cost: str, locale: Locale) -> Markup:
+def mana_symbols(cost: str, locale: Locale, among_english: bool = False) -> Markup:
     """``{1}{U}`` as CSS-drawn symbols (a split card's faces apart), with the cost in the
-    locale's words as the text alternative ("1 and blue", "1 und blau")."""
+    locale's words as the text alternative ("1 and blue", "1 und blau"). ``among_english``:
+    the symbols stand in English text (the Oracle text, ``lang="en"``), so the alternative
+    says its own language, or a screen reader would read "blau" with an English voice."""
     faces = [
         Markup("").join(
             Markup('<span class="{}" aria-hidden="true">{}</span>').format(
@@ -30,8 +32,9 @@ def mana_symbols(cost: str, locale: Locale) -> Markup:
         )
         for symbols in _symbols_by_face(cost)
     ]
-    return Markup('<span class="mana-cost" role="img" aria-label="{}">{}</span>').format(
-        mana_in_words(cost, locale), _FACE_MARK.join(faces)
+    lang = Markup(' lang="{}"').format(locale.code) if among_english and locale.code != "en" else ""
+    return Markup('<span class="mana-cost"{} role="img" aria-label="{}">{}</span>').format(
+        lang, mana_in_words(cost, locale), _FACE_MARK.join(faces)
     )
 
 
@@ -109,10 +112,11 @@ _SYMBOL_RUN = re.compile(r"((?:\{[^{}]+\})+)")
 _REMINDER = re.compile(r"\([^()]*\)")
 
 
-def rules_text(text: str, locale: Locale) -> Markup:
+def rules_text(text: str, locale: Locale, among_english: bool = False) -> Markup:
     """A card's rules text as its page shows it: a paragraph per line, reminder text (in
     parentheses) in italics as cards print it, mana and tap symbols as symbols said in the
-    locale's words (mana_symbols). Escaped first: the text is data.
+    locale's words (mana_symbols; ``among_english`` as there). Escaped first: the text is
+    data.
 
     A card's page is rendered in every locale in turn with the same Oracle text, and a few
     costs ({T}, {1}) recur on most cards: the text's locale-free parts and each cost's symbols
@@ -123,7 +127,7 @@ def rules_text(text: str, locale: Locale) -> Markup:
         return Markup(parts[0])
     pieces = list(parts)
     for position in range(1, len(pieces), 2):
-        pieces[position] = _symbols(pieces[position], locale)
+        pieces[position] = _symbols(pieces[position], locale, among_english)
     return Markup("".join(pieces))
 
 
@@ -142,5 +146,5 @@ def _parts(text: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _symbols(run: str, locale: Locale) -> str:
-    return str(mana_symbols(run, locale))
+def _symbols(run: str, locale: Locale, among_english: bool) -> str:
+    return str(mana_symbols(run, locale, among_english))

@@ -168,6 +168,13 @@ def environment(code: str, languages: Languages) -> Environment:
         medium_date=hole_filter(cache(medium_date(locale))),
         mana=hole_filter(cache(partial(mana_symbols, locale=locale)), markup=True),
         rules_text=hole_filter(partial(rules_text, locale=locale), markup=True),
+        # The same inside English text (the Oracle text): the symbols say their language.
+        mana_among_english=hole_filter(
+            cache(partial(mana_symbols, locale=locale, among_english=True)), markup=True
+        ),
+        rules_text_among_english=hole_filter(
+            partial(rules_text, locale=locale, among_english=True), markup=True
+        ),
     )
     return env
 
