@@ -38,6 +38,12 @@ def how_it_ended(exitcode: int) -> str:
     return f"killed by {name}"
 
 
+def helper_can_fork() -> bool:
+    """Whether a forked helper can run beside this process: a second core, and a platform
+    that forks. Elsewhere the work runs in this process, with the same result."""
+    return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+
+
 def received(connection: Connection, child: BaseProcess, what: str) -> Any:
     """The child's next message; the error it sent, raised; or an error for a child that ended
     without a word (killed: by the kernel for want of memory, say)."""
@@ -66,7 +72,7 @@ class Forked(Generic[T]):
     def __init__(self, call: Callable[[], T], what: str) -> None:
         self._what = what
         self._child: BaseProcess | None = None
-        if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        if not helper_can_fork():
             self._value = call()
             return
         context = multiprocessing.get_context("fork")

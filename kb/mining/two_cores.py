@@ -18,12 +18,11 @@ compares them on the real corpus.
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
 from typing import Final, Generic, TypeVar
 
-from kb.child_processes import received, send_error
+from kb.child_processes import helper_can_fork, received, send_error
 from kb.mining.actions import actions, earliest
 from kb.mining.mine import MIN_CARDS, Mined, Miners, merged, mine
 from kb.mining.samples import Sample
@@ -46,7 +45,7 @@ def mine_on_two_cores(
 
     ``samples_of`` makes at most one sample of each row, lazily (a sample is where its row is
     among the rows); it is inherited by the child, never pickled. ``rows`` must pickle."""
-    if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if not helper_can_fork():
         return mine(samples_of(rows), minimum, also_actions)
     context = multiprocessing.get_context("fork")
     to_child, child_reads = context.Pipe(duplex=True)
