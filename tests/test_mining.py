@@ -212,6 +212,26 @@ def test_an_action_inside_sentences_is_named_by_contrast() -> None:
     assert {n.method for n in by_key.values()} == {"contrast"}
 
 
+def test_an_umbrella_said_only_inside_a_longer_keyword_is_not_named() -> None:
+    """MTGJSON lists Landcycling beside Basic landcycling: no card says the umbrella alone, so
+    the contrast has no card that votes for it (it named it "Básicas" in Spanish)."""
+    basic = [
+        sample(
+            f"B{index}",
+            ("Basic landcycling", "Landcycling"),
+            f"Flying\nBasic landcycling {{{index}}}",
+            f"Fliegend\nStandardlandumwandlung {{{index}}}",
+        )
+        for index in range(1, 5)
+    ]
+    others = [sample(f"O{index}", (), e, de) for index, (e, de, _ja) in enumerate(OTHER)]
+    mined = mine(basic + others, minimum=3)
+    assert "Landcycling" in mined.actions  # no line starts with it
+    assert [(n.mechanic, n.locale, n.name, n.method) for n in mined.mechanics] == [
+        ("Basic landcycling", "de", "Standardlandumwandlung", "line"),
+    ]
+
+
 COUNTER = [  # English, German: the action starts most of its cards' lines
     ("Counter target spell.", "Neutralisiere einen Zauberspruch deiner Wahl."),
     ("Counter target creature spell.", "Neutralisiere einen Kreaturenzauber deiner Wahl."),

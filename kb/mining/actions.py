@@ -100,7 +100,9 @@ class Contrast:
                 self.firsts[(sample.card, keyword)] = (position, keyword in starting)
             folded = keyword.casefold()
             # As a word's start: "landwalk" is not in "islandwalk", "mill" is in "mills".
-            if folded in english and self._word_start(folded).search(english):
+            if folded in english and self._word_start(folded).search(
+                _without_longer(english, folded, sample.keywords)
+            ):
                 into.mentions[keyword].setdefault(sample.card, printed)
 
     def _word_start(self, folded: str) -> re.Pattern[str]:
@@ -153,6 +155,17 @@ def earliest(*firsts: Firsts) -> Firsts:
             if kept is None or first[0] < kept[0]:
                 merged[key] = first
     return merged
+
+
+def _without_longer(english: str, folded: str, keywords: tuple[str, ...]) -> str:
+    """The folded English text without the card's longer keywords that hold ``folded``: a
+    card that says "Basic landcycling" does not say Landcycling, the umbrella that MTGJSON lists
+    beside it (mined from those cards, Landcycling was Spanish "Básicas", Russian "Базовых")."""
+    for other in keywords:
+        longer = other.casefold()
+        if longer != folded and folded in longer:
+            english = english.replace(longer, "")
+    return english
 
 
 def _starting_keywords(sample: Sample) -> set[str]:
