@@ -201,6 +201,26 @@ def test_a_split_card_has_a_printed_text_per_face(engine: Engine) -> None:
     assert faces[1]["oracle_text"] == "Tap target permanent.\nDraw a card."
 
 
+@pytest.mark.realdata
+def test_a_class_card_prints_no_gatherer_level_markers(engine: Engine) -> None:
+    run_import(engine, sets("AFR"))
+    [druid] = printed(engine, "Druid Class")
+    # MTGJSON's texts hold a line "//Level_2//" where the card prints its level bar.
+    assert druid["printed_text"].split("\n")[2:5] == [
+        "{2}{G}: Stufe 2",
+        "Du darfst in jedem deiner Züge ein zusätzliches Land spielen.",
+        "{4}{G}: Stufe 3",
+    ]
+    assert druid["english_printed_text"].split("\n")[2:4] == [
+        "{2}{G}: Level 2",
+        "You may play an additional land on each of your turns.",
+    ]
+    with engine.connect() as connection:
+        marked = "SELECT count(*) FROM printed_texts WHERE text LIKE :m OR english_text LIKE :m"
+        assert connection.execute(text(marked), {"m": "%//Level%"}).scalar_one() == 0
+        assert connection.execute(text("SELECT count(*) FROM printed_texts")).scalar_one() > 2000
+
+
 def test_the_site_reads_a_card_of_one_face(engine: Engine) -> None:
     run_import(engine, [realdata(WATCHDOG)])
     with engine.connect() as connection:

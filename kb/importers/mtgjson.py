@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import re
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO, NamedTuple
 
@@ -59,6 +60,7 @@ MtgjsonRecord = CardRecord | CardNameRecord | RulingRecord | PrintedTextRecord
 Face = dict[str, object]
 TextKey = tuple[str, str, int]
 """A printed text's card key, locale and face."""
+_LEVEL_MARKER = re.compile(r"//Level_\d+//")
 
 
 def parse(stream: BinaryIO, path: str, shape: str | None = None) -> Iterator[MtgjsonRecord]:
@@ -367,9 +369,11 @@ class _OracleCards:
                 optional_str(entry, "faceName", at, self._path) if english.several else None
             ),
             type_line=type_line,
-            text=text,
+            text=_without_markers(text),
             english_type_line=optional_str(english.face, "originalType", english.where, self._path),
-            english_text=optional_str(english.face, "originalText", english.where, self._path),
+            english_text=_without_markers(
+                optional_str(english.face, "originalText", english.where, self._path)
+            ),
             printing=english.printing,
             where=at,
         )
@@ -383,6 +387,15 @@ class _OracleCards:
             face_name = optional_str(entry, "faceName", where, self._path)
             return face_name or required_str(entry, "name", where, self._path)
         return _collapsed_faces(required_str(entry, "name", where, self._path))[0]
+
+
+def _without_markers(text: str | None) -> str | None:
+    """A printed text without Gatherer's level markers: MTGJSON copies a line "//Level_2//"
+    into the printed texts of the Class cards (AFR), where the card prints a level bar and
+    the Oracle text has nothing."""
+    if text is None or "//Level_" not in text:
+        return text
+    return "\n".join(line for line in text.split("\n") if not _LEVEL_MARKER.fullmatch(line))
 
 
 def _shown(value: object) -> str:
