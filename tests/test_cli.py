@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from realdata import DATA, ROOT
 
 from kb.cli import cli
-from kb.cli.app import clear_errors
+from kb.cli.app import LOCALE_CHOICE, LocaleCode, clear_errors
+from kb.locales import LOCALE_CODES
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -44,6 +45,36 @@ def test_every_command_has_help_and_is_in_the_readme(name: str, command: click.C
     assert " ".join(first_line.split()) in " ".join(result.output.split())
     options = [param for param in command.params if isinstance(param, click.Option)]
     assert [option.opts[0] for option in options if not option.help] == []
+
+
+LOCALE_PARAMETERS = [
+    (name, param)
+    for name, command in all_commands(cli)
+    for param in command.params
+    if isinstance(param.type, LocaleCode)
+]
+
+
+def test_locale_parameters_say_locale_and_list_the_codes_as_kb_writes_them() -> None:
+    assert len(LOCALE_PARAMETERS) >= 10  # kb card, import, translations, edit
+    codes = ", ".join(LOCALE_CODES)  # pt-BR, zh-Hans: click's Choice showed them lower-cased
+    for name, param in LOCALE_PARAMETERS:
+        help_text = CliRunner().invoke(cli, [*name.split(), "--help"]).output
+        assert "LOCALE" in help_text and "pt-br" not in help_text, name
+        listed = param.help if isinstance(param, click.Option) else help_text
+        if name.startswith("edit "):  # arguments: kb edit --help lists the codes
+            listed = CliRunner().invoke(cli, ["edit", "--help"]).output
+        assert codes in " ".join((listed or "").split()), name
+
+
+def test_a_locale_is_matched_in_any_case_and_completed_as_kb_writes_it() -> None:
+    assert LOCALE_CHOICE.convert("PT-br", None, None) == "pt-BR"
+    with pytest.raises(click.BadParameter, match=r"'xx' is not one of en, de, .*, pt-BR, "):
+        LOCALE_CHOICE.convert("xx", None, None)
+    context = click.Context(cli)
+    option = click.Option(["--locale"], type=LOCALE_CHOICE)
+    completed = LOCALE_CHOICE.shell_complete(context, option, "ZH")
+    assert [item.value for item in completed] == ["zh-Hans", "zh-Hant"]
 
 
 def quick_start_lines() -> list[str]:

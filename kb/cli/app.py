@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 import click
 from sqlalchemy.engine import Engine
@@ -25,8 +25,46 @@ from kb.store import close_store, open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-LOCALE_CHOICE = click.Choice(LOCALE_CODES, case_sensitive=False)
-"""A locale code as an argument, in any case (``pt-br`` is ``pt-BR``)."""
+LOCALE_LIST = ", ".join(LOCALE_CODES)
+"""The locale codes as kb writes them, for help texts."""
+
+
+if TYPE_CHECKING:  # generic since click 8.4; kb runs on 8.1 too
+    from click.shell_completion import CompletionItem
+
+    _StringType = click.ParamType[str]
+else:
+    _StringType = click.ParamType
+
+
+class LocaleCode(_StringType):
+    """A locale code in any case (``pt-br`` is ``pt-BR``), given as kb writes it. Its usage says
+    LOCALE and its error lists the codes as kb writes them, where ``click.Choice`` listed every
+    code lower-cased in both."""
+
+    name = "locale"
+    _by_folded: ClassVar = {code.casefold(): code for code in LOCALE_CODES}
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "LOCALE"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        code = self._by_folded.get(str(value).casefold())
+        if code is None:
+            self.fail(f"{value!r} is not one of {LOCALE_LIST}.", param, ctx)
+        return code
+
+    def shell_complete(
+        self, ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[CompletionItem]:
+        from click.shell_completion import CompletionItem  # only when a shell completes
+
+        start = incomplete.casefold()
+        return [CompletionItem(code) for code in LOCALE_CODES if code.casefold().startswith(start)]
+
+
+LOCALE_CHOICE = LocaleCode()
+"""A locale code as an argument or an option's value."""
 
 
 @dataclass

@@ -8,7 +8,7 @@ import sys
 import click
 
 from kb.card_output import card_text, describe, lookup_json, matches_text
-from kb.cli.app import LOCALE_CHOICE, App, KbError, clear_errors, pass_app
+from kb.cli.app import LOCALE_CHOICE, LOCALE_LIST, App, KbError, clear_errors, pass_app
 from kb.lookup import CardSheet, find_cards, read_card
 from kb.suggest import did_you_mean
 
@@ -23,7 +23,7 @@ MAX_WIDTH = 100
     type=LOCALE_CHOICE,
     default="en",
     show_default=True,
-    help="Show the card's name, printed text and tags in this locale.",
+    help=f"Show the card's name, printed text and tags in this locale: {LOCALE_LIST}.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts (docs/sql.md).")
 @click.option(

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from sqlalchemy import select
 
-from kb.cli.app import LOCALE_CHOICE, App, KbError, clear_errors, pass_app
+from kb.cli.app import LOCALE_CHOICE, LOCALE_LIST, App, KbError, clear_errors, pass_app
 from kb.cli.import_summary import summary_lines
 from kb.engine import sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
@@ -19,7 +19,7 @@ from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
 @click.option(
     "--locale",
     type=LOCALE_CHOICE,
-    help="Locale of rulings pages whose footer and title do not tell.",
+    help=f"Locale of rulings pages whose footer and title do not tell: {LOCALE_LIST}.",
 )
 @click.option("--card", help="English name of the card of a page whose localized name is new.")
 @click.option(

@@ -10,6 +10,7 @@ import click
 
 from kb.cli.app import (
     LOCALE_CHOICE,
+    LOCALE_LIST,
     App,
     KbError,
     clear_errors,
@@ -27,7 +28,9 @@ def translations_group() -> None:
 
 
 @translations_group.command("export")
-@click.option("--locale", type=LOCALE_CHOICE, help="The locale of the translations.")
+@click.option(
+    "--locale", type=LOCALE_CHOICE, help=f"The locale of the translations: {LOCALE_LIST}."
+)
 @click.option("--pot", is_flag=True, help="Write the template (no translations) instead.")
 @click.option("--mechanic", help="Only the rulings tagged with this mechanic (its slug).")
 @click.option("--card", help="Only the rulings of this card (id, English or localized name).")
@@ -74,7 +77,9 @@ def export_command(
 
 @translations_group.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--locale", type=LOCALE_CHOICE, help="Refuse the file unless it is for LOCALE.")
+@click.option(
+    "--locale", type=LOCALE_CHOICE, help=f"Refuse the file unless it is for LOCALE: {LOCALE_LIST}."
+)
 @click.option(
     "--reviewed",
     is_flag=True,
@@ -114,7 +119,9 @@ def status_command(app: App, style: str) -> None:
 
 
 @translations_group.command("glossary")
-@click.option("--locale", type=LOCALE_CHOICE, required=True, help="The locale of the terms.")
+@click.option(
+    "--locale", type=LOCALE_CHOICE, required=True, help=f"The locale of the terms: {LOCALE_LIST}."
+)
 @click.option(
     "--format",
     "form",
@@ -149,7 +156,9 @@ def glossary_command(app: App, locale: str, form: str, out: Path | None) -> None
 
 
 @translations_group.command("check")
-@click.option("--locale", type=LOCALE_CHOICE, required=True, help="The locale to check.")
+@click.option(
+    "--locale", type=LOCALE_CHOICE, required=True, help=f"The locale to check: {LOCALE_LIST}."
+)
 @pass_app
 def check_command(app: App, locale: str) -> None:
     """Warn where a translation of a ruling that names a mechanic does not use the mechanic's
