@@ -55,7 +55,7 @@ def edit_ruling_text(
 
 @edit_group.command("card-name")
 @click.argument("card")
-@click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
+@click.argument("locale", type=LOCALE_CHOICE)
 @click.argument("name")
 @click.option("--expect-name", help="The name you saw (default: the name now); else a conflict.")
 @editor_option
@@ -73,7 +73,7 @@ def _printed_command(column: str, argument: str, help_text: str) -> click.Comman
     face_required = column == "face_name"
 
     @click.argument("card")
-    @click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
+    @click.argument("locale", type=LOCALE_CHOICE)
     @click.argument(argument.lower())
     @click.option(
         "--face",
@@ -132,7 +132,7 @@ edit_group.add_command(
 
 @edit_group.command("mechanic-name")
 @click.argument("mechanic")
-@click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
+@click.argument("locale", type=LOCALE_CHOICE)
 @click.argument("name")
 @click.option("--expect-name", help="The name you saw (default: the name now); else a conflict.")
 @editor_option
@@ -170,7 +170,7 @@ edit_group.add_command(_tag_command(tagged=False))
 
 @edit_group.command("translation")
 @click.argument("ruling_id", type=int)
-@click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
+@click.argument("locale", type=LOCALE_CHOICE)
 @click.argument("text")
 @editor_option
 @pass_app
@@ -182,7 +182,7 @@ def edit_translation(app: App, ruling_id: int, locale: str, text: str, editor: s
 
 @edit_group.command("review")
 @click.argument("ruling_id", type=int)
-@click.argument("locale", type=LOCALE_CHOICE, metavar="LOCALE")
+@click.argument("locale", type=LOCALE_CHOICE)
 @editor_option
 @pass_app
 def edit_review(app: App, ruling_id: int, locale: str, editor: str) -> None:
