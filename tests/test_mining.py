@@ -232,6 +232,20 @@ def test_an_umbrella_said_only_inside_a_longer_keyword_is_not_named() -> None:
     ]
 
 
+FIGHT = [  # English, German: "gegen" stands on every card, "kämpft" on three of four
+    ("Target creature you control fights target creature.", "Kreatur A kämpft gegen Kreatur B."),
+    ("When A enters, it fights up to one target creature.", "Wenn A kommt, kämpft A gegen B."),
+    ("A fights another target creature.", "A kämpft gegen eine andere Kreatur deiner Wahl."),
+    ("Two target creatures fight each other.", "Zwei Kreaturen kämpfen gegen einander."),
+]
+
+
+def test_a_lone_preposition_is_no_name() -> None:
+    samples = [sample(f"F{index}", ("Fight",), e, de) for index, (e, de) in enumerate(FIGHT)]
+    samples += [sample(f"O{index}", (), e, de) for index, (e, de, _ja) in enumerate(OTHER)]
+    assert names(samples, minimum=3) == {("Fight", "de"): "Kämpft"}
+
+
 COUNTER = [  # English, German: the action starts most of its cards' lines
     ("Counter target spell.", "Neutralisiere einen Zauberspruch deiner Wahl."),
     ("Counter target creature spell.", "Neutralisiere einen Kreaturenzauber deiner Wahl."),

@@ -549,7 +549,7 @@ HAND_CHECKED = [
     # form the cards print (an imperative) rather than the dictionary form; "wrong".
     ("Extort", "fr", "Extorsion", "right"),
     ("Modular", "zh-Hans", "套件", "right"),
-    ("Fight", "de", "Gegen", "wrong"),  # a preposition (kämpft gegen): the term is kämpfen
+    ("Fight", "de", "Kämpft", "form"),  # German finite verb; the term is kämpfen (was "Gegen")
     ("Enrage", "zh-Hant", "激怒", "right"),
     ("Devour", "zh-Hans", "吞噬", "right"),
     ("Provoke", "es", "Provocar", "right"),

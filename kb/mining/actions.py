@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Final
 
+from kb.mining.keywords import ARTICLES, FUNCTION_WORDS
 from kb.mining.packed import PackedTexts
 from kb.mining.samples import Sample
 from kb.mining.text import (
@@ -231,8 +232,15 @@ def _contrast(
         gram, count = item
         return (count / cards * background.precision(gram, count, total), -len(gram), gram)
 
+    # A lone preposition or article is no name, however often it stands beside one: German
+    # "kämpft gegen" (fight) gave "Gegen".
+    small = FUNCTION_WORDS.get(locale, frozenset()) | ARTICLES.get(locale, frozenset())
     frequent = sorted(
-        (item for item in frequency.items() if item[1] >= MIN_SHARE * cards),
+        (
+            item
+            for item in frequency.items()
+            if item[1] >= MIN_SHARE * cards and item[0] not in small
+        ),
         key=estimate,
         reverse=True,
     )[:CANDIDATES]

@@ -43,7 +43,7 @@ MAX_OBJECT_WORDS: Final = 6
 
 _PREPOSITIONS: Final = frozenset({"from", "for", "onto", "with", "to", "of", "a", "an"})
 FUNCTION_WORDS: Final = {
-    "de": frozenset({"vor", "für", "von", "zu", "auf", "ein", "eine", "einen", "einer"}),
+    "de": frozenset({"vor", "für", "von", "zu", "auf", "gegen", "ein", "eine", "einen", "einer"}),
     "fr": frozenset(
         {
             "de",
