@@ -246,6 +246,29 @@ def test_a_lone_preposition_is_no_name() -> None:
     assert names(samples, minimum=3) == {("Fight", "de"): "Kämpft"}
 
 
+EXPLORE = [  # English, Simplified Chinese as printed (XLN 191, RIX 15, RIX 55): 令它勘察
+    ("When A enters, it explores.", "当日升探寻者进战场时，令它勘察。"),
+    ("When B enters, it explores.", "当女王密探进战场时，令它勘察。"),
+    ("When C enters, it explores.", "当莽霸联盟海贼进战场时，令它勘察。"),
+]
+CHINESE_OTHER = [
+    ("When D enters, draw a card.", "当D进战场时，抓一张牌。"),
+    ("When E enters, destroy target creature.", "当E进战场时，消灭目标生物。"),
+    ("When F enters, you gain 2 life.", "当F进战场时，你获得2点生命。"),
+    ("When G enters, scry 1.", "当G进战场时，占卜1。"),
+]
+
+
+def test_a_chinese_name_is_not_run_together_with_a_pronoun() -> None:
+    """Every candidate is on all three cards; a tie went to the run that sorts last (它勘)."""
+    samples = [
+        sample(f"{kind}{index}", keywords, e, zh, locale="zh-Hans")
+        for kind, keywords, rows in (("E", ("Explore",), EXPLORE), ("O", (), CHINESE_OTHER))
+        for index, (e, zh) in enumerate(rows)
+    ]
+    assert names(samples, minimum=3) == {("Explore", "zh-Hans"): "勘察"}
+
+
 COUNTER = [  # English, German: the action starts most of its cards' lines
     ("Counter target spell.", "Neutralisiere einen Zauberspruch deiner Wahl."),
     ("Counter target creature spell.", "Neutralisiere einen Kreaturenzauber deiner Wahl."),

@@ -48,6 +48,10 @@ _JAPANESE_VERB: Final = re.compile(f"(?:[\u4e00-\u9fff々]+[{_KANA}]){{2,}}")
 particle: 打ち消す (counter), whose kana keep it from the runs of kanji and katakana."""
 
 
+_CHINESE: Final = frozenset({"zh-Hans", "zh-Hant"})
+_CHINESE_EDGES: Final = frozenset("它你其该該此将將令的张張个個时時有之一二三四五六七八九十两兩")
+"""Pronouns, measure words, numbers and particles: a Chinese run that starts or ends with one
+is a name with its neighbour (它勘 of 令它勘察, explore), never the name."""
 _LONGEST_RUN: Final = 6
 """Characters of the longest Japanese or Chinese candidate."""
 _WORD: Final = re.compile(r"[^\W\d_]+")
@@ -239,7 +243,12 @@ def _contrast(
         (
             item
             for item in frequency.items()
-            if item[1] >= MIN_SHARE * cards and item[0] not in small
+            if item[1] >= MIN_SHARE * cards
+            and item[0] not in small
+            and not (
+                locale in _CHINESE
+                and (item[0][0] in _CHINESE_EDGES or item[0][-1] in _CHINESE_EDGES)
+            )
         ),
         key=estimate,
         reverse=True,
