@@ -269,6 +269,30 @@ def test_a_chinese_name_is_not_run_together_with_a_pronoun() -> None:
     assert names(samples, minimum=3) == {("Explore", "zh-Hans"): "勘察"}
 
 
+KOREAN_EXPLORE = [  # as printed (XLN 191, RIX 15): "... 탐험을 한다" (it does an exploring)
+    ("When A enters, it explores.", "일출 추적자가 전장에 들어올 때, 일출 추적자는 탐험을 한다."),
+    (
+        "When B enters, it explores.",
+        "여왕의 대리인이 전장에 들어올 때, 여왕의 대리인은 탐험을 한다.",
+    ),
+    ("Whenever C attacks, it explores.", "C가 공격할 때마다, C는 탐험을 한다."),
+]
+KOREAN_OTHER = [
+    ("When D enters, draw a card.", "D가 전장에 들어올 때, 카드 한 장을 뽑는다."),
+    ("Destroy target creature.", "생물 한 개를 목표로 정한다. 그 생물을 파괴한다."),
+    ("When E enters, you gain 2 life.", "E가 전장에 들어올 때, 당신은 생명점 2점을 얻는다."),
+]
+
+
+def test_a_korean_action_is_named_without_its_ending_or_particle() -> None:
+    samples = [
+        sample(f"{kind}{index}", keywords, e, ko, locale="ko")
+        for kind, keywords, rows in (("E", ("Explore",), KOREAN_EXPLORE), ("O", (), KOREAN_OTHER))
+        for index, (e, ko) in enumerate(rows)
+    ]
+    assert names(samples, minimum=3) == {("Explore", "ko"): "탐험"}
+
+
 COUNTER = [  # English, German: the action starts most of its cards' lines
     ("Counter target spell.", "Neutralisiere einen Zauberspruch deiner Wahl."),
     ("Counter target creature spell.", "Neutralisiere einen Kreaturenzauber deiner Wahl."),

@@ -38,7 +38,8 @@ ways, German "millt", "millst", stands in fewer than half of them in each form).
 FIRST_CUT_TEXTS: Final = 500
 COUNTED_TEXTS: Final = 6000
 Firsts = dict[tuple[str, str], tuple[int, bool]]
-_KOREAN_VERB: Final = re.compile(r"(?<=\w\w)(?:시킨다|한다)$")
+_KOREAN_ENDING: Final = re.compile(r"(?<=\w\w)(?:시킨다|한다|을|를)$")
+"""A Korean action's verb ending (억류한다), or the object particle after it (탐험을 한다)."""
 
 
 _PARTICLES: Final = "をがにはのとでへもやかね"
@@ -288,8 +289,9 @@ def _contrast(
     pattern = re.compile(re.escape(best), re.IGNORECASE)
     forms = [found.group() for text in by_card.values() for found in pattern.finditer(text)]
     if locale == "ko":
-        # A Korean action is a verb: 억류한다 is 억류 (detain) and its ending.
-        forms = [_KOREAN_VERB.sub("", form) or form for form in forms]
+        # A Korean action is a verb: 억류한다 is 억류 (detain) and its ending; 탐험을 is 탐험
+        # (explore) and the particle of 탐험을 한다.
+        forms = [_KOREAN_ENDING.sub("", form) or form for form in forms]
     return MinedName(
         mechanic=keyword,
         locale=locale,
