@@ -226,9 +226,40 @@ def test_an_umbrella_said_only_inside_a_longer_keyword_is_not_named() -> None:
     ]
     others = [sample(f"O{index}", (), e, de) for index, (e, de, _ja) in enumerate(OTHER)]
     mined = mine(basic + others, minimum=3)
-    assert "Landcycling" in mined.actions  # no line starts with it
+    assert "Landcycling" not in mined.actions  # no card says it
     assert [(n.mechanic, n.locale, n.name, n.method) for n in mined.mechanics] == [
         ("Basic landcycling", "de", "Standardlandumwandlung", "line"),
+    ]
+
+
+def test_an_ability_word_old_printings_lack_is_named_by_its_lines() -> None:
+    """MTGJSON lists Domain on old printings that print no ability word: only the cards whose
+    English says the keyword tell whether it starts their lines (Spanish Domain was "Básica
+    entre", of "tierra básica entre las tierras que controlas", when it was taken for an action)."""
+    printed = [
+        sample(
+            f"N{index}",
+            ("Domain",),
+            f"Domain — A gets +{index}/+0 for each basic land type among lands you control.",
+            f"Dominio — A obtiene +{index}/+0 por cada tipo de tierra básica entre tus tierras.",
+            locale="es",
+        )
+        for index in range(1, 4)
+    ]
+    old = [
+        sample(
+            f"O{index}",
+            ("Domain",),
+            f"Draw {index} cards for each basic land type among lands you control.",
+            f"Roba {index} cartas por cada tipo de tierra básica entre tus tierras.",
+            locale="es",
+        )
+        for index in range(1, 5)
+    ]
+    mined = mine(printed + old, minimum=3)
+    assert mined.actions == frozenset()
+    assert [(n.mechanic, n.name, n.method) for n in mined.mechanics] == [
+        ("Domain", "Dominio", "line")
     ]
 
 

@@ -2,9 +2,10 @@
 contrast: the words (in Japanese and Chinese, the character runs) found in the localized texts
 of most cards whose English says the keyword, and rarely in those of the cards without it.
 
-A keyword is taken for an action when fewer than ``ACTION_SHARE`` of its cards' English lines
-start with it; the cards that vote are those whose English text says it (an old printing of a
-card that MTGJSON now lists with "Mill" says "put the top two cards ... into ... graveyard").
+A keyword is taken for an action when fewer than ``ACTION_SHARE`` of the cards whose English
+text says it have a line that starts with it; those cards are also the ones that vote (an old
+printing of a card that MTGJSON now lists with "Mill" says "put the top two cards ... into ...
+graveyard", and one it lists with "Domain" prints no ability word: neither tells anything).
 """
 
 from __future__ import annotations
@@ -77,9 +78,9 @@ class Contrast:
     def __init__(self) -> None:
         self._locales: dict[str, _Locale] = defaultdict(_Locale)
         self.firsts: Firsts = {}
-        """(card, keyword) -> where the card's first sample with the keyword stands among the
-        samples, and whether its English lines start with the keyword: a card counts once, by
-        its first sample in any locale."""
+        """(card, keyword) -> where the card's first sample whose English says the keyword
+        stands among the samples, and whether its English lines start with the keyword: a card
+        counts once, by that sample in any locale."""
         self._word_starts: dict[str, re.Pattern[str]] = {}
         """Per keyword, case-folded: the pattern of it as a word's start."""
 
@@ -99,17 +100,21 @@ class Contrast:
         english = "\n".join(sample.english).casefold()
         starting: set[str] | None = None
         for keyword in sample.keywords:
+            folded = keyword.casefold()
+            # As a word's start: "landwalk" is not in "islandwalk", "mill" is in "mills".
+            if not (
+                folded in english
+                and self._word_start(folded).search(
+                    _without_longer(english, folded, sample.keywords)
+                )
+            ):
+                continue
+            into.mentions[keyword].setdefault(sample.card, printed)
             if (sample.card, keyword) not in self.firsts:
                 # Whether the English lines start with it: counted once per card, any locale.
                 if starting is None:
                     starting = _starting_keywords(sample)
                 self.firsts[(sample.card, keyword)] = (position, keyword in starting)
-            folded = keyword.casefold()
-            # As a word's start: "landwalk" is not in "islandwalk", "mill" is in "mills".
-            if folded in english and self._word_start(folded).search(
-                _without_longer(english, folded, sample.keywords)
-            ):
-                into.mentions[keyword].setdefault(sample.card, printed)
 
     def _word_start(self, folded: str) -> re.Pattern[str]:
         pattern = self._word_starts.get(folded)
