@@ -72,3 +72,36 @@ def test_every_real_oracle_text_in_every_locale_is_the_text_made_afresh() -> Non
             for among in (False, True):
                 made = mana.rules_text(text, locale, among)
                 assert made == afresh(text, locale, among), (locale.code, among, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXTS, locale=st.sampled_from(LOCALES))
+def test_a_ruling_is_its_text_escaped_with_its_symbols_said_in_the_pages_language(
+    text: str, locale: Locale
+) -> None:
+    """The plain way: escaped, each run of symbols as mana_symbols among English text; no
+    paragraph, and the ruling's own parentheses are not reminder text."""
+
+    def symbols(found: re.Match[str]) -> str:
+        return str(mana.mana_symbols(found[0], locale, among_english=True))
+
+    made = mana.ruling_text(text, locale)
+    assert made == Markup(_SYMBOL_RUN.sub(symbols, str(escape(text))))
+    assert "<i>" not in made and "<p>" not in made
+
+
+def test_a_real_ruling_shows_its_symbols() -> None:
+    german = LOCALES[1]
+    ruling = "You can find only a card with mana cost {0} or {1} (not {X})."
+    assert mana.ruling_text(ruling, german) == Markup(
+        "You can find only a card with mana cost "
+        '<span class="mana-cost" lang="de" role="img" aria-label="0">'
+        '<span class="ms" aria-hidden="true">0</span></span> or '
+        '<span class="mana-cost" lang="de" role="img" aria-label="1">'
+        '<span class="ms" aria-hidden="true">1</span></span> (not '
+        '<span class="mana-cost" lang="de" role="img" aria-label="X">'
+        '<span class="ms" aria-hidden="true">X</span></span>).'
+    )
+    assert mana.ruling_text("No symbol: <b> & 'quotes'", german) == escape(
+        "No symbol: <b> & 'quotes'"
+    )

@@ -197,6 +197,17 @@ def test_split_and_double_faced_cards_show_their_faces(real_site: BuildResult) -
     assert "Testo stampato" in bonecrusher and "Istantaneo — Avventura" in bonecrusher
 
 
+def test_a_rulings_symbols_are_symbols_said_in_the_pages_language(real_site: BuildResult) -> None:
+    saga = (real_site.out / "de" / "cards" / "urza-s-saga.html").read_text("utf-8")
+    # "... a card with actual mana cost {0} or {1}, not mana value 0 or 1. ... mana cost {U} ..."
+    assert "{0}" not in saga and "{U}" not in saga
+    assert (
+        'with actual mana cost <span class="mana-cost" lang="de" role="img" aria-label="0">'
+        '<span class="ms" aria-hidden="true">0</span></span> or '
+    ) in saga
+    assert 'lang="de" role="img" aria-label="blau"><span class="ms ms-u"' in saga
+
+
 def _letters(site: Path, folder: str) -> list[str]:
     """The index letters a locale's A–Z page lists, in order (a cut letter once, not its parts)."""
     page = (site / folder / "cards" / "index.html").read_text("utf-8")

@@ -131,6 +131,20 @@ def rules_text(text: str, locale: Locale, among_english: bool = False) -> Markup
     return Markup("".join(pieces))
 
 
+def ruling_text(text: str, locale: Locale) -> Markup:
+    """A ruling's text, escaped, with its mana and tap symbols as symbols ("{T}: Add {C}")
+    said in the locale's words. A ruling is English text (``lang="en"``), so its symbols say
+    their own language (``mana_symbols``' ``among_english``). One paragraph, and parentheses
+    are a ruling's own, not reminder text. Most rulings hold no symbol: escaped, as any text."""
+    if "{" not in text:
+        return escape(text)
+    first, *runs = _SYMBOL_RUN.split(str(escape(text)))  # braces are not escaped
+    pieces = [first]
+    for position, piece in enumerate(runs):
+        pieces.append(_symbols(piece, locale, True) if position % 2 == 0 else piece)
+    return Markup("".join(pieces))
+
+
 @lru_cache(maxsize=1024)
 def _parts(text: str) -> tuple[str, ...]:
     """The text as HTML with its symbol runs apart: HTML, a run, HTML, ..., HTML."""

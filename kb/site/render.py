@@ -33,7 +33,7 @@ from kb.site.compiled import CompiledOnce
 from kb.site.dates import medium_date
 from kb.site.forms import Items
 from kb.site.i18n import translations
-from kb.site.mana import mana_symbols, rules_text
+from kb.site.mana import mana_symbols, rules_text, ruling_text
 from kb.site.stencils import Stencils, each, hole_filter, hole_ngettext
 from kb.site.views import (
     CardEntry,
@@ -175,6 +175,7 @@ def environment(code: str, languages: Languages) -> Environment:
         rules_text_among_english=hole_filter(
             partial(rules_text, locale=locale, among_english=True), markup=True
         ),
+        ruling_text=hole_filter(partial(ruling_text, locale=locale), markup=True),
     )
     return env
 
