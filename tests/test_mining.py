@@ -48,6 +48,19 @@ def names(samples: list[Sample], minimum: int = 1) -> dict[tuple[str, str], str]
     return {(n.mechanic, n.locale): n.name for n in mine(samples, minimum).mechanics}
 
 
+def contrasted(
+    keyword: str, having: list[tuple[str, str]], others: list[tuple[str, str]], locale: str
+) -> dict[tuple[str, str], str]:
+    """The names mined from cards that have ``keyword`` and cards that do not, each an English
+    text and its translation into ``locale``."""
+    samples = [
+        sample(f"{kind}{index}", keywords, english, localized, locale=locale)
+        for kind, keywords, rows in (("K", (keyword,), having), ("O", (), others))
+        for index, (english, localized) in enumerate(rows)
+    ]
+    return names(samples, minimum=3)
+
+
 def test_cost_and_reminder_text_are_cut_off() -> None:
     assert name_part(without_reminder("Umwandlung {2} ({2}, wirf diese Karte ab: Ziehe.)")) == (
         "Umwandlung"
@@ -272,9 +285,8 @@ FIGHT = [  # English, German: "gegen" stands on every card, "kämpft" on three o
 
 
 def test_a_lone_preposition_is_no_name() -> None:
-    samples = [sample(f"F{index}", ("Fight",), e, de) for index, (e, de) in enumerate(FIGHT)]
-    samples += [sample(f"O{index}", (), e, de) for index, (e, de, _ja) in enumerate(OTHER)]
-    assert names(samples, minimum=3) == {("Fight", "de"): "Kämpft"}
+    others = [(english, german) for english, german, _ in OTHER]
+    assert contrasted("Fight", FIGHT, others, "de") == {("Fight", "de"): "Kämpft"}
 
 
 EXPLORE = [  # English, Simplified Chinese as printed (XLN 191, RIX 15, RIX 55): 令它勘察
@@ -292,12 +304,8 @@ CHINESE_OTHER = [
 
 def test_a_chinese_name_is_not_run_together_with_a_pronoun() -> None:
     """Every candidate is on all three cards; a tie went to the run that sorts last (它勘)."""
-    samples = [
-        sample(f"{kind}{index}", keywords, e, zh, locale="zh-Hans")
-        for kind, keywords, rows in (("E", ("Explore",), EXPLORE), ("O", (), CHINESE_OTHER))
-        for index, (e, zh) in enumerate(rows)
-    ]
-    assert names(samples, minimum=3) == {("Explore", "zh-Hans"): "勘察"}
+    mined = contrasted("Explore", EXPLORE, CHINESE_OTHER, "zh-Hans")
+    assert mined == {("Explore", "zh-Hans"): "勘察"}
 
 
 KOREAN_EXPLORE = [  # as printed (XLN 191, RIX 15): "... 탐험을 한다" (it does an exploring)
@@ -316,12 +324,8 @@ KOREAN_OTHER = [
 
 
 def test_a_korean_action_is_named_without_its_ending_or_particle() -> None:
-    samples = [
-        sample(f"{kind}{index}", keywords, e, ko, locale="ko")
-        for kind, keywords, rows in (("E", ("Explore",), KOREAN_EXPLORE), ("O", (), KOREAN_OTHER))
-        for index, (e, ko) in enumerate(rows)
-    ]
-    assert names(samples, minimum=3) == {("Explore", "ko"): "탐험"}
+    mined = contrasted("Explore", KOREAN_EXPLORE, KOREAN_OTHER, "ko")
+    assert mined == {("Explore", "ko"): "탐험"}
 
 
 COUNTER = [  # English, German: the action starts most of its cards' lines
