@@ -39,6 +39,20 @@ def open_store(url: str, migrated: bool = True, create: bool = False) -> Engine:
     return engine
 
 
+def new_sqlite_store(url: str) -> Path | None:
+    """The SQLite file ``url`` names where there is none yet (a command about to make the
+    store); None where it is there, or on another engine."""
+    path = sqlite_path(store_url(url))
+    return Path(path) if path is not None and not Path(path).exists() else None
+
+
+def remove_sqlite_store(path: Path) -> None:
+    """Remove a SQLite store that a failed command made, with its -wal, -shm and -journal
+    files, once its engine is closed."""
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        path.with_name(name).unlink(missing_ok=True)
+
+
 def close_store(engine: Engine) -> str | None:
     """Checkpoint a SQLite store's write-ahead log into its main file, then close the
     engine's connections. Returns, for the user, why the main file may not hold every change

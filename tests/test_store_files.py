@@ -489,6 +489,24 @@ def test_an_import_of_no_file_it_can_read_makes_no_store(
     assert not (workdir / "kb.sqlite").exists()
 
 
+def test_a_first_import_that_fails_further_in_leaves_no_store(workdir: Path) -> None:
+    """The file is recognised (Scryfall rulings), the store made, and its second line bad: the
+    store this import made goes with the import, -wal and -shm too."""
+    ruling = (
+        '{"object": "ruling", "oracle_id": "0000", "source": "wotc", '
+        '"published_at": "%s", "comment": "A ruling."}\n'
+    )
+    (workdir / "rulings.jsonl").write_text(ruling % "2024-01-01" + ruling % "soon", "utf-8")
+    result = kb("import", "rulings.jsonl")
+    assert result.exit_code == 1 and result.stderr.startswith("kb: error: rulings.jsonl:2: ")
+    assert sorted(path.name for path in workdir.iterdir()) == ["data", "rulings.jsonl"]
+    # A store that was there stays, as it was.
+    ok("import", "data")
+    before = dump(workdir / "kb.sqlite")
+    assert kb("import", "rulings.jsonl").exit_code == 1
+    assert dump(workdir / "kb.sqlite") == before
+
+
 def test_kb_schema_and_the_saved_queries_list_need_no_store(workdir: Path) -> None:
     ok("schema")
     ok("query", "--list")

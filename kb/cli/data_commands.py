@@ -12,6 +12,7 @@ from kb.cli.app import LOCALE_CHOICE, LOCALE_LIST, App, KbError, clear_errors, p
 from kb.cli.import_summary import summary_lines
 from kb.engine import sqlite_file
 from kb.formats import EXPORT_FORMATS, IMPORT_FORMATS
+from kb.store import new_sqlite_store, remove_sqlite_store
 
 
 @click.command("import")
@@ -66,9 +67,18 @@ def import_command(
     with clear_errors():
         # Files read first: a misspelt path, or a file of no known format, makes no store.
         planned = plan(paths, options)
-        engine = app.engine(create=True)
-        with app.progress(planned.size, "importing") as advance:
-            summary = run_import(engine, paths, options, progress=advance, planned=planned)
+        made = new_sqlite_store(app.database_url)
+        try:
+            engine = app.engine(create=True)
+            with app.progress(planned.size, "importing") as advance:
+                summary = run_import(engine, paths, options, progress=advance, planned=planned)
+        except BaseException:
+            # A file that fails further in: the store this import made goes too, rather
+            # than an empty kb.sqlite that later commands would take for the user's store.
+            if made is not None:
+                app.close()
+                remove_sqlite_store(made)
+            raise
     for line in summary_lines(summary, verbose):
         app.echo(line)
 
