@@ -276,6 +276,14 @@ def test_an_ability_word_old_printings_lack_is_named_by_its_lines() -> None:
     ]
 
 
+def test_a_word_of_one_card_is_no_name() -> None:
+    """Korean Meld was 쥐떼와 ("with the rat swarm"), on one of its three cards: a word no other
+    text holds outranked the name, which other texts hold too."""
+    having = [("Then meld them.", f"Verschmilz {name}.") for name in ("Ratten", "Ghoule", "Engel")]
+    others = [("Draw a card.", "Ziehe eine Karte, verschmilz.")] * 12
+    assert contrasted("Meld", having, others, "de") == {("Meld", "de"): "Verschmilz"}
+
+
 FIGHT = [  # English, German: "gegen" stands on every card, "kämpft" on three of four
     ("Target creature you control fights target creature.", "Kreatur A kämpft gegen Kreatur B."),
     ("When A enters, it fights up to one target creature.", "Wenn A kommt, kämpft A gegen B."),

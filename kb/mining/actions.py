@@ -36,6 +36,9 @@ cards without it (each check scans the locale's texts once)."""
 MIN_SHARE: Final = 0.3
 """An n-gram must be in at least this share of the keyword's cards (a name inflected several
 ways, German "millt", "millst", stands in fewer than half of them in each form)."""
+MIN_HOLDERS: Final = 2
+"""An n-gram must stand on at least this many cards: on one of a keyword's three cards it is an
+anecdote (Korean Meld was 쥐떼와, "with the rat swarm", of one card)."""
 FIRST_CUT_TEXTS: Final = 500
 COUNTED_TEXTS: Final = 6000
 Firsts = dict[tuple[str, str], tuple[int, bool]]
@@ -249,7 +252,7 @@ def _contrast(
         (
             item
             for item in frequency.items()
-            if item[1] >= MIN_SHARE * cards
+            if item[1] >= max(MIN_SHARE * cards, MIN_HOLDERS)
             and item[0] not in small
             and not (
                 locale in _CHINESE
