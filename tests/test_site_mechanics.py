@@ -27,6 +27,16 @@ def test_a_mechanic_page_quotes_the_rule_in_english(engine: Engine, tmp_path: Pa
     ) in page
 
 
+def test_a_mechanic_of_no_card_lists_none(engine: Engine, tmp_path: Path) -> None:
+    """Plot has its rule in the excerpt and no card in the demo: no "0 cards" heading (on
+    Cast's page, it said that no card casts anything)."""
+    site = _site(engine, tmp_path)
+    plot = (site / "de/mechanics/plot.html").read_text("utf-8")
+    assert "702.170a" in plot and 'id="cards"' not in plot and "0 Karten" not in plot
+    spree = (site / "de/mechanics/spree.html").read_text("utf-8")
+    assert '<h2 id="cards">2 Karten</h2>' in spree
+
+
 def test_the_home_page_lists_mechanics_by_kind(engine: Engine, tmp_path: Path) -> None:
     home = (_site(engine, tmp_path) / "de/index.html").read_text("utf-8")
     abilities = home.index("<h3>Schlüsselwortfähigkeiten</h3>")
