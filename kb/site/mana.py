@@ -4,6 +4,7 @@ text with its symbols so and its reminder text set apart."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from babel.lists import format_list
@@ -122,13 +123,7 @@ def rules_text(text: str, locale: Locale, among_english: bool = False) -> Markup
     costs ({T}, {1}) recur on most cards: the text's locale-free parts and each cost's symbols
     per locale are kept (``_parts``, ``_symbols``), which makes the real Oracle texts about
     six times as quick to show. tests/test_mana.py proves it equal to the text made afresh."""
-    parts = _parts(text)
-    if len(parts) == 1:
-        return Markup(parts[0])
-    pieces = list(parts)
-    for position in range(1, len(pieces), 2):
-        pieces[position] = _symbols(pieces[position], locale, among_english)
-    return Markup("".join(pieces))
+    return _drawn(_parts(text), locale, among_english)
 
 
 def ruling_text(text: str, locale: Locale) -> Markup:
@@ -138,10 +133,16 @@ def ruling_text(text: str, locale: Locale) -> Markup:
     are a ruling's own, not reminder text. Most rulings hold no symbol: escaped, as any text."""
     if "{" not in text:
         return escape(text)
-    first, *runs = _SYMBOL_RUN.split(str(escape(text)))  # braces are not escaped
-    pieces = [first]
-    for position, piece in enumerate(runs):
-        pieces.append(_symbols(piece, locale, True) if position % 2 == 0 else piece)
+    return _drawn(_SYMBOL_RUN.split(str(escape(text))), locale, True)  # braces: not escaped
+
+
+def _drawn(parts: Sequence[str], locale: Locale, among_english: bool) -> Markup:
+    """HTML with its symbol runs apart (HTML, a run, HTML, ..., HTML), each run drawn."""
+    if len(parts) == 1:
+        return Markup(parts[0])
+    pieces = list(parts)
+    for position in range(1, len(pieces), 2):
+        pieces[position] = _symbols(pieces[position], locale, among_english)
     return Markup("".join(pieces))
 
 
