@@ -26,10 +26,9 @@ def open_store(url: str, migrated: bool = True, create: bool = False) -> Engine:
     """The store's engine. ``migrated``: brought to the latest migration first. Unless
     ``create``, a SQLite file that is not there is NoStoreError and nothing is created (no
     file, no -wal, no -shm); so is, when ``migrated``, a database with no tables at all."""
-    path = sqlite_path(store_url(url))
     engine = make_engine(url)
     try:
-        if not create and path is not None and not Path(path).exists():
+        if not create and new_sqlite_store(url) is not None:
             raise migrate.NoStoreError(engine)
         if migrated:
             migrate.ensure_latest(engine, create=create)
