@@ -43,13 +43,14 @@ class LocaleCode(_StringType):
     code lower-cased in both."""
 
     name = "locale"
-    _by_folded: ClassVar = {code.casefold(): code for code in LOCALE_CODES}
+    by_folded: ClassVar = {code.casefold(): code for code in LOCALE_CODES}
+    """Each code as kb writes it, by its case-folded form."""
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return "LOCALE"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        code = self._by_folded.get(str(value).casefold())
+        code = self.by_folded.get(str(value).casefold())
         if code is None:
             self.fail(f"{value!r} is not one of {LOCALE_LIST}.", param, ctx)
         return code

@@ -15,9 +15,9 @@ from urllib.parse import urlsplit
 import click
 from sqlalchemy.engine import Engine
 
-from kb.cli.app import App, KbError, clear_errors, one_line, pass_app
+from kb.cli.app import LOCALE_LIST, App, KbError, LocaleCode, clear_errors, one_line, pass_app
 from kb.cli.import_summary import summary_lines
-from kb.locales import LOCALE_CODES, LOCALES, Locale
+from kb.locales import LOCALES, Locale
 from kb.site import WATCH_INTERVAL
 
 if TYPE_CHECKING:  # kb.site.build is imported by the commands that build: it is slow to import
@@ -36,13 +36,16 @@ def _locale_list(
     value built one locale where a reader asked for three."""
     if not values:
         return LOCALES
-    codes = {code.strip().lower() for value in values for code in value.split(",") if code.strip()}
-    if not codes:
+    folded = {
+        code.strip().casefold() for value in values for code in value.split(",") if code.strip()
+    }
+    if not folded:
         raise click.BadParameter("no locale given")
-    unknown = sorted(codes - {code.lower() for code in LOCALE_CODES})
+    unknown = sorted(folded - LocaleCode.by_folded.keys())
     if unknown:
-        raise click.BadParameter(f"{', '.join(unknown)}: not one of {', '.join(LOCALE_CODES)}")
-    return tuple(locale for locale in LOCALES if locale.code.lower() in codes)
+        raise click.BadParameter(f"{', '.join(unknown)}: not one of {LOCALE_LIST}")
+    codes = {LocaleCode.by_folded[code] for code in folded}
+    return tuple(locale for locale in LOCALES if locale.code in codes)
 
 
 def _base_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
