@@ -53,7 +53,7 @@ _JAPANESE_VERB: Final = re.compile(f"(?:[\u4e00-\u9fff々]+[{_KANA}]){{2,}}")
 particle: 打ち消す (counter), whose kana keep it from the runs of kanji and katakana."""
 
 
-_CHINESE: Final = frozenset({"zh-Hans", "zh-Hant"})
+_CHINESE: Final = CJK_LOCALES - {"ja"}
 _CHINESE_EDGES: Final = frozenset("它你其该該此将將令的张張个個时時有之一二三四五六七八九十两兩")
 """Pronouns, measure words, numbers and particles: a Chinese run that starts or ends with one
 is a name with its neighbour (它勘 of 令它勘察, explore), never the name."""
