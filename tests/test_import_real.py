@@ -375,3 +375,33 @@ def test_an_unchanged_bulk_file_is_skipped_unless_forced(engine: Engine) -> None
     assert forced.counts["files skipped"] == 0
     assert forced.counts["links unchanged"] == 54
     assert not forced.changed
+
+
+def german_name(engine: Engine, card: str) -> str:
+    names = schema.card_names
+    english = select(names.c.card_id).where(names.c.locale == "en", names.c.name == card)
+    query = select(names.c.name).where(names.c.locale == "de", names.c.card_id.in_(english))
+    return str(scalar(engine, query))
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("runs", [["HOU", "C19"], ["C19", "HOU"], ["C19 HOU"], ["HOU C19"]])
+def test_a_translated_name_outranks_a_source_that_gives_the_english_one(
+    engine: Engine, runs: list[str]
+) -> None:
+    """MTGJSON's German Farm // Market is "Feld // Markt" in Hour of Devastation (HOU) and
+    "Farm // Market" in Commander 2019 (C19): the translation stands, in one run or two, in
+    either order, and importing either set again changes nothing."""
+    for run in runs:
+        run_import(
+            engine, [realdata(f"mtgjson-sets-2022-05/{code}.json.gz") for code in run.split()]
+        )
+        if run == runs[0] == "C19":  # no translation read yet: the English name stands
+            assert german_name(engine, "Farm // Market") == "Farm // Market"
+    assert german_name(engine, "Farm // Market") == "Feld // Markt"
+    for code in ("C19", "HOU"):
+        again = run_import(
+            engine, [realdata(f"mtgjson-sets-2022-05/{code}.json.gz")], ImportOptions(force=True)
+        )
+        assert (again.counts["names new"], again.counts["names changed"]) == (0, 0)
+    assert german_name(engine, "Farm // Market") == "Feld // Markt"

@@ -191,6 +191,8 @@ class _OracleCards:
         """Faces read of multi-face cards whose other faces are still to come, by card key."""
         self._yielded_cards: set[str] = set()
         self._yielded_names: set[tuple[str, str]] = set()
+        """(card, locale) of the names yielded: a translated one, or the English one where
+        no printing read so far was translated (another of the file's printings may be)."""
         self._yielded_rulings: set[tuple[str, bytes]] = set()
         self.printing = Printing()
         """The set being read: its code and release date."""
@@ -306,8 +308,9 @@ class _OracleCards:
                 language = required_str(entry, "language", at, self._path)
                 locale = canonical_locale(language) or language
                 if (key, locale) not in self._yielded_names:
-                    self._yielded_names.add((key, locale))
                     name = self._foreign_name(face, entry, where)
+                    if name != card.name:
+                        self._yielded_names.add((key, locale))
                     yield CardNameRecord(card, locale, name, where=at)
                 text = optional_str(entry, "text", at, self._path)
                 type_line = optional_str(entry, "type", at, self._path)

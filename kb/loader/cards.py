@@ -169,6 +169,8 @@ class Cards:
             return
         resolved = self.references.resolve([r.card for r in records])
         wanted: dict[tuple[int, str], str] = {}
+        english_of: dict[tuple[int, str], str] = {}
+        untranslated: set[tuple[int, str]] = set()  # wanted names that are the English one
         for record in records:
             locale = canonical_locale(record.locale)
             if locale is None:
@@ -178,10 +180,26 @@ class Cards:
             if card_id is None:
                 self.state.warn(record.line, f"a name for an unknown card: {describe(record.card)}")
                 continue
-            wanted.setdefault((card_id, locale), record.name)
+            key = (card_id, locale)
+            if record.card.name:
+                english_of[key] = record.card.name
+            english = locale != "en" and record.name == record.card.name
+            if key not in wanted or (key in untranslated and not english):
+                wanted[key] = record.name
+                if english:
+                    untranslated.add(key)
+                else:
+                    untranslated.discard(key)
         # Bulk sources repeat a name on every printing, and older printings may spell it
-        # differently: they only fill missing names, so the result does not depend on file order
-        # and a re-import changes nothing. kb's own files (catalog, pages) are edited by people:
-        # what they say wins.
+        # differently: they only fill missing names, and the first read stands, so a re-import
+        # changes nothing. But a source's "translation" that is the English name is a gap in
+        # its data (MTGJSON gives Commander 2019's German Farm // Market so, where Hour of
+        # Devastation's is "Feld // Markt"): a translation replaces it, whichever comes first.
+        # kb's own files (catalog, pages) are edited by people: what they say wins.
         replace = self.state.source_format in HAND_EDITED_FORMATS
-        self.names.upsert(card_names, "card_id", wanted, counter="names", replace=replace)
+        translating = {
+            key: english_of[key] for key in wanted.keys() - untranslated if key in english_of
+        }
+        self.names.upsert(
+            card_names, "card_id", wanted, counter="names", replace=replace, fill_over=translating
+        )

@@ -23,8 +23,14 @@ class Names:
         wanted: dict[tuple[int, str], str],
         counter: str,
         replace: bool = True,
+        fill_over: dict[tuple[int, str], str] | None = None,
     ) -> None:
-        """Insert (owner id, locale) → name rows, and change differing ones if ``replace``."""
+        """Insert (owner id, locale) → name rows, and change differing ones if ``replace``.
+
+        ``fill_over`` names, per key, a stored name that counts as missing even where nothing
+        is replaced (a card's English name, standing where a translation now comes); an
+        editor's name never does."""
+        fill_over = fill_over or {}
         owner_column = table.c[owner]
         with_source = "source_id" in table.c
         columns = (owner, "locale", "name", *(["source_id"] if with_source else []))
@@ -44,7 +50,12 @@ class Names:
             elif (owner_id, locale) in by_editor and replaced.get((owner_id, locale)) == name:
                 # The source still says what an editor corrected: the correction stands.
                 self.state.summary.counts[f"{counter} as edited"] += 1
-            elif old != name and replace:
+            elif old != name and (
+                replace
+                or (
+                    (owner_id, locale) not in by_editor and fill_over.get((owner_id, locale)) == old
+                )
+            ):
                 self.state.connection.execute(
                     update(table)
                     .where(and_(owner_column == owner_id, table.c.locale == locale))
