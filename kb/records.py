@@ -138,6 +138,9 @@ class PrintedTextRecord:
     english_type_line: str | None = None
     english_text: str | None = None
     printing: Printing = Printing()
+    card_name: str | None = None
+    """The whole card's printed name on this printing, where the source gives it: the card's
+    name in the locale follows its most recent printing, as the text does."""
     line: int | None = None
     where: str | None = field(default=None, compare=False)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_kb
 from realdata import DATA, realdata
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
@@ -377,11 +378,16 @@ def test_an_unchanged_bulk_file_is_skipped_unless_forced(engine: Engine) -> None
     assert not forced.changed
 
 
-def german_name(engine: Engine, card: str) -> str:
+def german_name(engine: Engine, card: str, locale: str = "de") -> str:
     names = schema.card_names
     english = select(names.c.card_id).where(names.c.locale == "en", names.c.name == card)
-    query = select(names.c.name).where(names.c.locale == "de", names.c.card_id.in_(english))
+    query = select(names.c.name).where(names.c.locale == locale, names.c.card_id.in_(english))
     return str(scalar(engine, query))
+
+
+def import_sets(engine: Engine, codes: str, force: bool = False) -> Any:
+    paths = [realdata(f"mtgjson-sets-2022-05/{code}.json.gz") for code in codes.split()]
+    return run_import(engine, paths, ImportOptions(force=force))
 
 
 @pytest.mark.realdata
@@ -393,15 +399,43 @@ def test_a_translated_name_outranks_a_source_that_gives_the_english_one(
     "Farm // Market" in Commander 2019 (C19): the translation stands, in one run or two, in
     either order, and importing either set again changes nothing."""
     for run in runs:
-        run_import(
-            engine, [realdata(f"mtgjson-sets-2022-05/{code}.json.gz") for code in run.split()]
-        )
+        import_sets(engine, run)
         if run == runs[0] == "C19":  # no translation read yet: the English name stands
             assert german_name(engine, "Farm // Market") == "Farm // Market"
     assert german_name(engine, "Farm // Market") == "Feld // Markt"
     for code in ("C19", "HOU"):
-        again = run_import(
-            engine, [realdata(f"mtgjson-sets-2022-05/{code}.json.gz")], ImportOptions(force=True)
-        )
+        again = import_sets(engine, code, force=True)
         assert (again.counts["names new"], again.counts["names changed"]) == (0, 0)
     assert german_name(engine, "Farm // Market") == "Feld // Markt"
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("runs", [["C13 C18"], ["C18 C13"], ["C13", "C18"], ["C18", "C13"]])
+def test_a_cards_name_follows_its_most_recent_printing_as_its_text_does(
+    engine: Engine, runs: list[str]
+) -> None:
+    """Aethermage's Touch is "Toucher de l'Aethermage" in French in Commander 2013 and "Toucher
+    de l'Éthermage" in Commander 2018: the 2018 printing's name stands, beside its text, in
+    one run or two, in either order, and importing either set again changes nothing."""
+    for run in runs:
+        import_sets(engine, run)
+        if run == runs[0] == "C13":
+            assert german_name(engine, "Aethermage's Touch", "fr") == "Toucher de l'Aethermage"
+    assert german_name(engine, "Aethermage's Touch", "fr") == "Toucher de l'Éthermage"
+    assert german_name(engine, "Aethermage's Touch") == "Berührung des Äthermagiers"
+    for code in ("C13", "C18"):
+        again = import_sets(engine, code, force=True)
+        assert (again.counts["names new"], again.counts["names changed"]) == (0, 0)
+    assert german_name(engine, "Aethermage's Touch", "fr") == "Toucher de l'Éthermage"
+
+
+@pytest.mark.realdata
+def test_an_editors_name_stands_against_a_later_printing(database_url: str) -> None:
+    engine = make_engine(database_url)
+    import_sets(engine, "C13")
+    edit = ["edit", "card-name", "Aethermage's Touch", "fr", "Toucher de l'Éthermage (corrigé)"]
+    edit += ["--editor", "ana"]
+    assert run_kb(database_url, *edit).exit_code == 0
+    import_sets(engine, "C18")
+    assert german_name(engine, "Aethermage's Touch", "fr") == "Toucher de l'Éthermage (corrigé)"
+    engine.dispose()

@@ -328,8 +328,30 @@ def test_a_sets_printed_texts_name_their_printing_the_highest_ranking_once() -> 
             english_type_line="Instant",
             english_text="Lightning Bolt deals 3 damage to any target.",
             printing=Printing("STA", "105", dt.date(2021, 4, 23)),
+            card_name="Blitzschlag",
         )
     ]
+
+
+def test_a_printing_under_a_promotional_name_gives_its_text_but_no_card_name() -> None:
+    """IKO's Godzilla-series Mysterious Egg is "Mothra's Great Cocoon", and MTGJSON's Japanese
+    name of it "不思議な卵 (モスラの巨大な繭)": its printed text names no card."""
+    egg = {
+        "name": "Mysterious Egg",
+        "identifiers": {"scryfallOracleId": "egg"},
+        "foreignData": [{"language": "Japanese", "name": "不思議な卵", "text": "卵。"}],
+    }
+    cocoon = egg | {
+        "number": "385",
+        "flavorName": "Mothra's Great Cocoon",
+        "foreignData": [
+            {"language": "Japanese", "name": "不思議な卵 (モスラの巨大な繭)", "text": "卵。"}
+        ],
+    }
+    for face, name in ((egg | {"number": "3"}, "不思議な卵"), (cocoon, None)):
+        document = {"data": {"cards": [face], "code": "IKO", "releaseDate": "2020-04-24"}}
+        [text] = _of_type(_parse_json(document), PrintedTextRecord)
+        assert (text.text, text.card_name) == ("卵。", name)
 
 
 def test_printings_rank_by_date_then_set_then_number() -> None:

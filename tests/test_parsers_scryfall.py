@@ -116,6 +116,7 @@ def test_german_card_object_gives_the_card_and_its_printed_name_and_text() -> No
         type_line="Kreatur — Hund",
         text="Wachsamkeit (Diese Kreatur wird beim Angreifen nicht getappt.)",
         printing=Printing("M21", "2", dt.date(2020, 7, 3)),
+        card_name="Alpiner Wachhund",
     )
 
 
@@ -212,8 +213,19 @@ def test_a_foreign_split_card_gives_each_face_its_printed_text() -> None:
     card = CardRef(oracle_id="fi", name="Fire // Ice")
     printing = Printing("MH2", "290", dt.date(2021, 6, 18))
     assert [r for r in records if isinstance(r, PrintedTextRecord)] == [
-        PrintedTextRecord(card, "de", 0, "Feuer", "Spontanzauber", "F.", printing=printing),
-        PrintedTextRecord(card, "de", 1, "Eis", "Spontanzauber", None, printing=printing),
+        PrintedTextRecord(
+            card,
+            "de",
+            0,
+            "Feuer",
+            "Spontanzauber",
+            "F.",
+            printing=printing,
+            card_name="Feuer // Eis",
+        ),
+        PrintedTextRecord(
+            card, "de", 1, "Eis", "Spontanzauber", None, printing=printing, card_name="Feuer // Eis"
+        ),
     ]
 
 

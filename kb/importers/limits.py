@@ -115,6 +115,7 @@ def _fields(record: Record) -> Iterator[tuple[str, str | None, int]]:
             yield "a face's rules text", oracle_face.oracle_text, MAX_TEXT_CHARS
     elif isinstance(record, PrintedTextRecord):
         yield "a face's printed name", record.face_name, MAX_NAME_CHARS
+        yield "a card's name", record.card_name, MAX_NAME_CHARS
         yield "a printed type line", record.type_line, MAX_NAME_CHARS
         yield "a printed text", record.text, MAX_TEXT_CHARS
         yield "an English printed type line", record.english_type_line, MAX_NAME_CHARS

@@ -378,6 +378,13 @@ class _OracleCards:
                 optional_str(english.face, "originalText", english.where, self._path)
             ),
             printing=english.printing,
+            card_name=(
+                # A promotional printing under another name (the Godzilla series) prints that
+                # name too: "不思議な卵 (モスラの巨大な繭)" names no card.
+                None
+                if english.face.get("flavorName")
+                else self._foreign_name(english.face, entry, english.where)
+            ),
             where=at,
         )
 

@@ -127,6 +127,9 @@ def _card_records(
                 type_line=type_line,
                 text=text,
                 printing=printing,
+                # A promotional printing under another name (the Godzilla series) names no
+                # card, as kb.importers.mtgjson says.
+                card_name=None if "flavor_name" in item else printed_name,
                 line=line,
                 where=where,
             )

@@ -190,16 +190,20 @@ class Cards:
                     untranslated.add(key)
                 else:
                     untranslated.discard(key)
-        # Bulk sources repeat a name on every printing, and older printings may spell it
-        # differently: they only fill missing names, and the first read stands, so a re-import
-        # changes nothing. But a source's "translation" that is the English name is a gap in
-        # its data (MTGJSON gives Commander 2019's German Farm // Market so, where Hour of
-        # Devastation's is "Feld // Markt"): a translation replaces it, whichever comes first.
-        # kb's own files (catalog, pages) are edited by people: what they say wins.
-        replace = self.state.source_format in HAND_EDITED_FORMATS
+        # Bulk sources repeat a name on every printing: a name record only fills a missing name
+        # (the name follows the most recent printing with a printed text: kb.loader.texts), so
+        # a re-import changes nothing. But a source's "translation" that is the English name is
+        # a gap in its data (MTGJSON gives Commander 2019's German Farm // Market so, where Hour
+        # of Devastation's is "Feld // Markt"): a translation replaces it, whichever comes
+        # first. kb's own files (catalog, pages) are edited by people: what they say wins.
         translating = {
             key: english_of[key] for key in wanted.keys() - untranslated if key in english_of
         }
+
+        def gives_way(key: tuple[int, str], old: str, source: int | None) -> bool:
+            return source is not None and translating.get(key) == old
+
+        hand_edited = self.state.source_format in HAND_EDITED_FORMATS
         self.names.upsert(
-            card_names, "card_id", wanted, counter="names", replace=replace, fill_over=translating
+            card_names, "card_id", wanted, counter="names", replace=hand_edited or gives_way
         )

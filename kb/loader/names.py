@@ -1,13 +1,21 @@
-"""Name rows, of cards and of mechanics: new ones added, differing ones replaced if the source
-may replace them, and an editor's correction kept while a source still says the old name."""
+"""Name rows, of cards and of mechanics: new ones added, differing ones replaced where the
+caller says the stored one gives way, and an editor's correction kept while a source still says
+the old name."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Table, and_, update
 
 from kb.loader.state import LoadState
+
+Key = tuple[int, str]
+"""A name's owner id and locale."""
+GivesWay = Callable[[Key, str, int | None], bool]
+"""Whether a stored name (its key, the name, its source id: None for an editor's) gives way to
+the one wanted."""
 
 
 class Names:
@@ -20,51 +28,41 @@ class Names:
         self,
         table: Table,
         owner: str,
-        wanted: dict[tuple[int, str], str],
+        wanted: dict[Key, str],
         counter: str,
-        replace: bool = True,
-        fill_over: dict[tuple[int, str], str] | None = None,
+        replace: bool | GivesWay = True,
+        count_unchanged: bool = True,
     ) -> None:
-        """Insert (owner id, locale) → name rows, and change differing ones if ``replace``.
-
-        ``fill_over`` names, per key, a stored name that counts as missing even where nothing
-        is replaced (a card's English name, standing where a translation now comes); an
-        editor's name never does."""
-        fill_over = fill_over or {}
+        """Insert (owner id, locale) → name rows, and change differing ones if ``replace`` (or
+        where it says the stored name gives way); ``count_unchanged``: count the others too
+        (not where the names are a second reading of records counted already)."""
         owner_column = table.c[owner]
         with_source = "source_id" in table.c
         columns = (owner, "locale", "name", *(["source_id"] if with_source else []))
-        existing: dict[tuple[int, str], str] = {}
-        by_editor: set[tuple[int, str]] = set()  # names an editor wrote (no source file)
+        existing: dict[Key, tuple[str, int | None]] = {}
         owners = {owner_id for owner_id, _ in wanted}
         for found in self.state.bulk.select_in(table, columns, owner, owners):
-            existing[found[0], found[1]] = found[2]
-            if with_source and found[3] is None:
-                by_editor.add((found[0], found[1]))
+            existing[found[0], found[1]] = (found[2], found[3] if with_source else 0)
+        by_editor = any(source is None for _, source in existing.values())
         replaced = self.state.corrections()[table.name] if by_editor else {}
         new_rows: list[tuple[Any, ...]] = []
-        for (owner_id, locale), name in wanted.items():
-            old = existing.get((owner_id, locale))
+        for key, name in wanted.items():
+            old, source = existing.get(key, (None, None))
             if old is None:
-                new_rows.append((owner_id, locale, name))
-            elif (owner_id, locale) in by_editor and replaced.get((owner_id, locale)) == name:
+                new_rows.append((*key, name))
+            elif source is None and replaced.get(key) == name:
                 # The source still says what an editor corrected: the correction stands.
                 self.state.summary.counts[f"{counter} as edited"] += 1
-            elif old != name and (
-                replace
-                or (
-                    (owner_id, locale) not in by_editor and fill_over.get((owner_id, locale)) == old
-                )
-            ):
+            elif old != name and (replace is True or (replace and replace(key, old, source))):
                 self.state.connection.execute(
                     update(table)
-                    .where(and_(owner_column == owner_id, table.c.locale == locale))
+                    .where(and_(owner_column == key[0], table.c.locale == key[1]))
                     .values(
                         name=name, **({"source_id": self.state.source()} if with_source else {})
                     )
                 )
                 self.state.summary.counts[f"{counter} changed" if with_source else counter] += 1
-            elif with_source:
+            elif with_source and count_unchanged:
                 self.state.summary.counts[f"{counter} unchanged"] += 1
         if new_rows:
             if with_source:

@@ -46,7 +46,7 @@ class Loader:
         self._references = CardReferences(self.state, names)
         self._cards = Cards(self.state, self._references, names, self._mechanics, self._tags)
         self._rulings = Rulings(self.state, self._references)
-        self._texts = Texts(self.state, self._references)
+        self._texts = Texts(self.state, self._references, names)
         self._counts_before: Counter[str] = Counter()
 
     @property

@@ -5,6 +5,12 @@ A printed text record replaces the stored row only when its printing ranks highe
 does not depend on the order in which files come, and importing a file again changes nothing.
 Two copies of one printing (MTGJSON's and Scryfall's) rank alike: the one stored first stays.
 
+The card's name in the locale follows the same printing, where the source gives it (MTGJSON's
+and Scryfall's printings name the whole card beside each text): a printing written here
+replaces a name that a bulk source gave, or one that is the English name (a gap in a source's
+data), so that the page's title and its printed text agree ("Toucher de l'Éthermage", 2018,
+over "Toucher de l'Aethermage", 2013). Names from kb's catalog, pages and editors stay.
+
 An editor's correction (``kb edit printed-text``, ``printed-type-line``, ``face-name``) stands
 while a later printing still says what the editor replaced: that column keeps the editor's
 value, the rest of the row follows the new printing. A later printing that says something else
@@ -16,9 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kb.formats import MTGJSON, SCRYFALL_CARDS
+from kb.loader.names import Key as NameKey
+from kb.loader.names import Names
 from kb.loader.references import CardReferences, describe
 from kb.loader.state import LoadState
-from kb.loader.tables import printed_texts
+from kb.loader.tables import card_names, printed_texts, sources
 from kb.locales import canonical_locale
 from kb.records import CardRef, PrintedTextRecord, Printing
 
@@ -38,16 +47,20 @@ ROW_COLUMNS = (
 
 Key = tuple[int, str, int]
 """A printed text's card id, locale and face."""
+BULK_FORMATS = frozenset({MTGJSON, SCRYFALL_CARDS})
 
 
 class Texts:
     """Writes printed text records."""
 
-    def __init__(self, state: LoadState, references: CardReferences) -> None:
+    def __init__(self, state: LoadState, references: CardReferences, names: Names) -> None:
         self.state = state
         self.references = references
+        self.names = names
         self._card_ids: dict[CardRef, int] = {}
         """The cards found so far this run: each set file names the same cards again."""
+        self._bulk_sources: dict[int, bool] = {}
+        """Whether a source (by id) is a bulk file, whose names a later printing replaces."""
 
     def load(self, records: Sequence[PrintedTextRecord]) -> None:
         if not records:
@@ -91,6 +104,37 @@ class Texts:
                 [(*row.values(), source_id, *key) for row, key in changed_rows],
             )
             counts["texts changed"] += len(changed_rows)
+        self._name_cards(
+            wanted, [*(row[:3] for row in new_rows), *(key for _, key in changed_rows)]
+        )
+
+    def _name_cards(self, wanted: dict[Key, PrintedTextRecord], written: list[Key]) -> None:
+        """The cards' names in the locales of the texts ``written``: their printings'."""
+        names: dict[NameKey, str] = {}
+        english: dict[NameKey, str | None] = {}
+        for key in written:
+            record = wanted[key]
+            if record.card_name and record.card_name != record.card.name:
+                names[key[0], key[1]] = record.card_name
+                english[key[0], key[1]] = record.card.name
+        if not names:
+            return
+
+        def gives_way(key: NameKey, old: str, source: int | None) -> bool:
+            return source is not None and (old == english[key] or self._from_bulk(source))
+
+        self.names.upsert(
+            card_names, "card_id", names, "names", replace=gives_way, count_unchanged=False
+        )
+
+    def _from_bulk(self, source_id: int) -> bool:
+        """Whether the source is a bulk file (MTGJSON or Scryfall cards), not kb's own."""
+        found = self._bulk_sources.get(source_id)
+        if found is None:
+            query = sources.select().with_only_columns(sources.c.format)
+            format_ = self.state.connection.execute(query.where(sources.c.id == source_id))
+            found = self._bulk_sources[source_id] = format_.scalar_one() in BULK_FORMATS
+        return found
 
     def _best_of_batch(self, records: Sequence[PrintedTextRecord]) -> dict[Key, PrintedTextRecord]:
         """Each key's highest-ranking record of the batch (the first of equal ranks)."""
