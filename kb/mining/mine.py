@@ -85,7 +85,25 @@ def merged(founds: list[Found], actions: frozenset[str]) -> Mined:
                 by_key[key] = name
     types = [name for found in founds for name in found.types]
     return Mined(
-        mechanics=tuple(by_key[key] for key in sorted(by_key)),
+        mechanics=tuple(by_key[key] for key in sorted(_without_borrowed(by_key))),
         types=tuple(sorted(types, key=lambda name: (name.mechanic, name.locale))),
         actions=actions,
     )
+
+
+def _without_borrowed(by_key: dict[tuple[str, str], MinedName]) -> set[tuple[str, str]]:
+    """The keys but those of a keyword named as the shorter keyword it extends: Japanese
+    "Hexproof from black" prints 黒からの呪禁, and its lines name Hexproof from 呪禁, Hexproof's
+    own name; German prints "Fluchsicher vor Schwarz", and names it "Fluchsicher vor". Such a
+    name is not the keyword's own, and two mechanics of one name would read as one."""
+    named: dict[tuple[str, str], set[str]] = {}
+    for (mechanic, locale), name in by_key.items():
+        named.setdefault((locale, name.name.casefold()), set()).add(mechanic.casefold())
+    return {
+        (mechanic, locale)
+        for (mechanic, locale), name in by_key.items()
+        if not any(
+            mechanic.casefold().startswith(f"{shorter} ")
+            for shorter in named[(locale, name.name.casefold())]
+        )
+    }
