@@ -175,6 +175,26 @@ def test_a_changed_translation_ties_to_the_newer_printings() -> None:
     assert names(samples) == {("Trample", "de"): "Trampelschaden"}
 
 
+def test_a_changed_translation_wins_with_three_newer_cards_and_a_quarter_of_the_votes() -> None:
+    """Portuguese Reinforce was "Reforçar" (2008), then "Fortalecer" (2021), Kicker's name
+    being "Reforçar" by then."""
+
+    def cards(count: int, name: str, released: str) -> list[Sample]:
+        return [
+            sample(f"{name} {n}", ("Reinforce",), "Reinforce 1", f"{name} 1", "pt-BR", released)
+            for n in range(count)
+        ]
+
+    def winner(old: int, new: int) -> str:
+        found = cards(old, "Reforçar", "2008-02-01") + cards(new, "Fortalecer", "2021-06-18")
+        return names(found)[("Reinforce", "pt-BR")]
+
+    assert winner(7, 3) == "Fortalecer"
+    assert winner(7, 2) == "Reforçar"  # too few cards to tell a new translation
+    assert winner(13, 3) == "Reforçar"  # fewer than a quarter of the old name's
+    assert winner(12, 3) == "Fortalecer"
+
+
 SCRY = [  # English, German, Japanese
     (
         "When A enters, scry 2.",

@@ -452,6 +452,13 @@ PUBLISHED_KEYWORDS = [
         "切削",
         "VOW 59 (2021-11-19): 死への恐怖が戦場に出たとき、カード２枚を切削する。（あなたの…",
     ),
+    # Translations that changed: the newer printings' name wins over the older cards' count.
+    (
+        "Reinforce",
+        "pt-BR",
+        "Fortalecer",
+        "MH2 149 (2021-06-18): Fortalecer 2 — {1}{G} (…); MOR's Reforçar, now Kicker's name",
+    ),
 ]
 PUBLISHED_TYPES = [
     ("Creature", "de", "Kreatur", "NEO 98 (2022-02-18): Creature — Spirit / Kreatur — Geist"),
@@ -542,6 +549,27 @@ PUBLISHED_TYPES = [
         "Söldner",
         "AFC 98 (2021-07-23): … — Human Cleric Mercenary / … — Mensch, Kleriker, Söldner",
     ),
+    # French Snake is "serpent", Serpent "grand serpent"; Werewolf's older back faces print
+    # "- loup-garou" (MTGJSON), Portuguese Ogre was "Ogre", Korean Avatar "아바타".
+    (
+        "Serpent",
+        "fr",
+        "Grand serpent",
+        "MH2 48 (2021-06-18): Creature — Serpent / Créature : grand serpent",
+    ),
+    (
+        "Werewolf",
+        "fr",
+        "Loup-garou",
+        "AFR 387 (2021-07-23): Creature — Human Werewolf / Créature : humain et loup-garou",
+    ),
+    (
+        "Ogre",
+        "pt-BR",
+        "Ogro",
+        "NEO 339 (2022-02-18): Creature — Ogre Ninja / Criatura — Ogro Ninja",
+    ),
+    ("Avatar", "ko", "화신", "MH1 202 (2019-06-14): … Creature — Avatar / 전설적 생물 — 화신"),
 ]
 HAND_CHECKED = [
     # The first 100 keyword x locale pairs mined, in the order of the SHA-256 of

@@ -10,6 +10,7 @@ import heapq
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
 
 from kb.mining.text import display_form
 
@@ -90,8 +91,9 @@ class Ballots:
 
 
 def tally(mechanic: str, locale: str, votes: dict[str, Ballot], method: str) -> MinedName:
-    """The name most cards voted for; a tie goes to the name of the newer printings (a
-    translation that changed: the current one), then to the first in code point order."""
+    """The name most cards voted for, unless a name of newer printings has votes enough
+    (``NEWER_MIN_CARDS``, ``NEWER_MIN_SHARE``: a translation that changed, the current one); a
+    tie goes to the name of the newer printings, then to the first in code point order."""
     ranked = _ranked(votes)
     winner = ranked[0]
     runner_up = ranked[1] if len(ranked) > 1 else []
@@ -108,18 +110,35 @@ def tally(mechanic: str, locale: str, votes: dict[str, Ballot], method: str) -> 
     )
 
 
+NEWER_MIN_CARDS: Final = 3
+NEWER_MIN_SHARE: Final = 0.25
+"""A name printed only on newer printings than the most voted one wins with this many cards,
+and this share of the most voted name's."""
+
+
 def _ranked(votes: dict[str, Ballot]) -> list[list[tuple[str, Ballot]]]:
     """The cards' ballots grouped by name, the winner first (see ``tally``)."""
     by_key: dict[str, list[tuple[str, Ballot]]] = defaultdict(list)
     for card, ballot in votes.items():
         by_key[ballot.key].append((card, ballot))
+    newest = {key: max(ballot.released for _, ballot in by_key[key]) for key in by_key}
 
     def rank(key: str) -> tuple[int, str, str]:
-        ballots = by_key[key]
-        newest = max(ballot.released for _, ballot in ballots)
-        return (len(ballots), newest, _reverse(key))
+        return (len(by_key[key]), newest[key], _reverse(key))
 
-    return [by_key[key] for key in sorted(by_key, key=rank, reverse=True)]
+    ranked = sorted(by_key, key=rank, reverse=True)
+    # A translation that changed: a name whose cards are all older than another's newest
+    # ones loses to it, if that one has votes enough (Portuguese Reinforce, "Reforçar" on 7
+    # cards of 2008, "Fortalecer" on 3 of 2021 since Kicker took "Reforçar").
+    top = len(by_key[ranked[0]])
+    enough = [
+        key for key in ranked if len(by_key[key]) >= max(NEWER_MIN_CARDS, NEWER_MIN_SHARE * top)
+    ]
+    current = max(enough, key=lambda key: newest[key], default=ranked[0])
+    if newest[current] > newest[ranked[0]]:
+        ranked.remove(current)
+        ranked.insert(0, current)
+    return [by_key[key] for key in ranked]
 
 
 def _name(ballots: list[tuple[str, Ballot]]) -> str:
