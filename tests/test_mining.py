@@ -463,6 +463,16 @@ def test_types_and_subtypes_align_on_the_dash() -> None:
             english_type="Creature — Human Rogue",
             localized_type="Créature : humain et gredin",
         ),
+        # An old English type line beside a newer translation: a list names no one subtype.
+        sample(
+            "G",
+            (),
+            "",
+            "",
+            locale="ja",
+            english_type="Creature — Legend",
+            localized_type="クリーチャー — 人間・兵士",
+        ),
     ]
     mined = {(n.mechanic, n.locale): n.name for n in mine(samples, minimum=1).types}
     assert mined == {

@@ -2,10 +2,11 @@
 
 "Creature — Human Wizard" and "Kreatur — Mensch, Zauberer": the parts before and after the dash
 align. A card with one English type votes for its whole localized left part ("Kreatur"); a card
-with one subtype for its whole right part, one with several for each word where the counts
-match (German and Russian list subtypes with spaces or commas, Japanese with "・", Chinese with
-"／", French joins the last two with "et"). A supertype ("Legendary") is what remains of the left
-part once the type's mined name is taken off either end (Japanese "伝説の" before "クリーチャー").
+with one subtype for its whole right part (unless it is a list), one with several for each word
+where the counts match (German and Russian list subtypes with spaces or commas, Japanese with
+"・", Chinese with "／", French joins the last two with "et"). A supertype ("Legendary") is what
+remains of the left part once the type's mined name is taken off either end (Japanese "伝説の"
+before "クリーチャー").
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ TYPES: Final = frozenset(
 SUPERTYPES: Final = frozenset({"Basic", "Legendary", "Ongoing", "Snow", "World", "Host"})
 _DASH: Final = re.compile(r"\s*[—–―－~～:：]\s*|\s+-\s+")
 _SUBTYPE_SEPARATOR: Final = re.compile(r"\s*[,，、・／/]\s*|\s+(?:et|e|y|и)\s+|\s+")
+_LISTED: Final = re.compile(r"[,，、・／/]")
+"""What separates subtypes in a list and never stands inside one subtype's name (as a space
+may)."""
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -102,7 +106,10 @@ def _read_pair(english_type: str, localized_type: str) -> _ReadPair:
         subtypes = english_right.split()
         localized = _subtypes(localized_right)
         if len(subtypes) == 1:
-            casts.append((subtypes[0], localized_right))
+            # A list names no one subtype: MTGJSON gives Japanese printings of old "Summon
+            # Legend" cards the type line クリーチャー — 人間・兵士.
+            if not _LISTED.search(localized_right):
+                casts.append((subtypes[0], localized_right))
         elif len(localized) == len(subtypes):
             several = (subtypes, localized)
     return casts, supertyped, several
