@@ -202,6 +202,26 @@ def test_a_split_card_has_a_printed_text_per_face(engine: Engine) -> None:
 
 
 @pytest.mark.realdata
+@pytest.mark.parametrize("runs", [["AKH C19"], ["AKH", "C19"], ["C19", "AKH"]])
+def test_faces_named_in_english_take_their_part_of_the_translated_name(
+    engine: Engine, runs: list[str]
+) -> None:
+    """MTGJSON's German Dusk // Dawn of 2019 (C19) names its faces in English, and the card
+    "Dusk // Dawn"; Amonkhet's (AKH, 2017) is "Sonnenuntergang // Sonnenaufgang". The text is
+    the 2019 printing's, its faces named by the card's German name, whatever the order."""
+    for run in runs:
+        summary = run_import(engine, sets(*run.split()))
+    faces = printed(engine, "Dusk // Dawn")
+    assert [(f["printed_name"], f["set_code"]) for f in faces] == [
+        ("Sonnenuntergang", "C19"),
+        ("Sonnenaufgang", "C19"),
+    ]
+    assert summary.counts["texts faces named"] > 0
+    again = run_import(engine, sets("AKH", "C19"), ImportOptions(force=True))
+    assert again.counts["texts faces named"] == 0 and not again.changed
+
+
+@pytest.mark.realdata
 def test_a_class_card_prints_no_gatherer_level_markers(engine: Engine) -> None:
     run_import(engine, sets("AFR"))
     [druid] = printed(engine, "Druid Class")

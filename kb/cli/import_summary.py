@@ -54,7 +54,13 @@ def _texts_line(c: Counter[str]) -> list[str]:
         return []
     return [
         f"printed texts: {c['texts new']} new, {c['texts changed']} from a later printing, "
-        f"{c['texts unchanged']} unchanged" + _as_edited(c["texts as edited"])
+        f"{c['texts unchanged']} unchanged"
+        + _as_edited(c["texts as edited"])
+        + (
+            f", {named} faces named from the card's name"
+            if (named := c["texts faces named"])
+            else ""
+        )
     ]
 
 

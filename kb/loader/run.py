@@ -118,6 +118,8 @@ class Loader:
         """Tag the rulings this run touched (all of them after a mechanic changed), refresh the
         near duplicates of the texts it wrote, and mine the names of the printed texts."""
         counts = self.summary.counts
+        if any(counts[key] for key in ("texts new", "texts changed", "names new", "names changed")):
+            self._texts.name_faces()
         # The printed texts or the mechanics changed: their names are voted again (a keyword
         # action the rules define is mined from its cards' Oracle texts).
         mining = bool(counts["texts new"] or counts["texts changed"] or self.state.retag_everything)

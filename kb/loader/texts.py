@@ -15,6 +15,11 @@ An editor's correction (``kb edit printed-text``, ``printed-type-line``, ``face-
 while a later printing still says what the editor replaced: that column keeps the editor's
 value, the rest of the row follows the new printing. A later printing that says something else
 is a new translation, and replaces the correction (which ``kb history`` keeps).
+
+A face's printed name that is its English one, on a card whose name in the locale is translated
+face by face, is a gap in the source's data (MTGJSON gives Commander 2019's German Dusk // Dawn
+the faces "Dusk" and "Dawn" under the name of Amonkhet's "Sonnenuntergang // Sonnenaufgang"):
+``name_faces`` takes the face's part of the card's name, once every text and name is in.
 """
 
 from __future__ import annotations
@@ -22,14 +27,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import and_, select, update
+
 from kb.formats import MTGJSON, SCRYFALL_CARDS
 from kb.loader.names import Key as NameKey
 from kb.loader.names import Names
 from kb.loader.references import CardReferences, describe
 from kb.loader.state import LoadState
-from kb.loader.tables import card_names, printed_texts, sources
+from kb.loader.tables import card_faces, card_names, cards, printed_texts, sources
 from kb.locales import canonical_locale
-from kb.records import CardRef, PrintedTextRecord, Printing
+from kb.records import FACE_SEPARATOR, CardRef, PrintedTextRecord, Printing
 
 EDITED_COLUMNS = ("face_name", "type_line", "text")
 """The columns of a printed text that editors correct."""
@@ -126,6 +133,32 @@ class Texts:
         self.names.upsert(
             card_names, "card_id", names, "names", replace=gives_way, count_unchanged=False
         )
+
+    def name_faces(self) -> None:
+        """Each imported face name that is the English one, where the card's name in the locale
+        is translated face by face: the face's part of that name (see the module's docstring),
+        but where an editor set it. Reads every such face, a few hundred rows."""
+        p, f, n, c = printed_texts.c, card_faces.c, card_names.c, cards.c
+        query = (
+            select(p.card_id, p.locale, p.face, n.name, c.name)
+            .join(card_faces, and_(f.card_id == p.card_id, f.position == p.face))
+            .join(card_names, and_(n.card_id == p.card_id, n.locale == p.locale))
+            .join(cards, c.id == p.card_id)
+            .where(p.face_name == f.name, n.name != c.name, p.source_id.is_not(None))
+        )
+        edited = self.state.corrections()["printed_texts"]
+        for card_id, locale, face, localized, english in self.state.connection.execute(query).all():
+            parts, english_parts = localized.split(FACE_SEPARATOR), english.split(FACE_SEPARATOR)
+            if len(parts) != len(english_parts) or parts[face] == english_parts[face]:
+                continue
+            if "face_name" in edited.get((card_id, locale, face), {}):
+                continue  # an editor's, if the English one: it stands
+            self.state.connection.execute(
+                update(printed_texts)
+                .where(p.card_id == card_id, p.locale == locale, p.face == face)
+                .values(face_name=parts[face])
+            )
+            self.state.summary.counts["texts faces named"] += 1
 
     def _from_bulk(self, source_id: int) -> bool:
         """Whether the source is a bulk file (MTGJSON or Scryfall cards), not kb's own."""
