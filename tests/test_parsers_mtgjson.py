@@ -333,7 +333,7 @@ def test_a_sets_printed_texts_name_their_printing_the_highest_ranking_once() -> 
     ]
 
 
-def test_a_printing_under_a_promotional_name_gives_its_text_but_no_card_name() -> None:
+def test_a_printing_under_a_promotional_or_damaged_name_gives_its_text_but_no_name() -> None:
     """IKO's Godzilla-series Mysterious Egg is "Mothra's Great Cocoon", and MTGJSON's Japanese
     name of it "不思議な卵 (モスラの巨大な繭)": its printed text names no card."""
     egg = {
@@ -348,7 +348,12 @@ def test_a_printing_under_a_promotional_name_gives_its_text_but_no_card_name() -
             {"language": "Japanese", "name": "不思議な卵 (モスラの巨大な繭)", "text": "卵。"}
         ],
     }
-    for face, name in ((egg | {"number": "3"}, "不思議な卵"), (cocoon, None)):
+    # M21's showcase Liliana's Standard Bearer: MTGJSON's Japanese name cut off in its ruby.
+    cut = egg | {
+        "number": "299",
+        "foreignData": [{"language": "Japanese", "name": "不思議な卵（しゅ", "text": "卵。"}],
+    }
+    for face, name in ((egg | {"number": "3"}, "不思議な卵"), (cocoon, None), (cut, None)):
         document = {"data": {"cards": [face], "code": "IKO", "releaseDate": "2020-04-24"}}
         [text] = _of_type(_parse_json(document), PrintedTextRecord)
         assert (text.text, text.card_name) == ("卵。", name)

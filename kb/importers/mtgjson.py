@@ -378,15 +378,21 @@ class _OracleCards:
                 optional_str(english.face, "originalText", english.where, self._path)
             ),
             printing=english.printing,
-            card_name=(
-                # A promotional printing under another name (the Godzilla series) prints that
-                # name too: "不思議な卵 (モスラの巨大な繭)" names no card.
-                None
-                if english.face.get("flavorName")
-                else self._foreign_name(english.face, entry, english.where)
-            ),
+            card_name=self._printing_name(english, entry),
             where=at,
         )
+
+    def _printing_name(self, english: _EnglishFace, entry: Face) -> str | None:
+        """The printing's name of the card, beside its text; None where it names no card: a
+        promotional printing under another name (the Godzilla series prints that one too,
+        "不思議な卵 (モスラの巨大な繭)"), or a name whose brackets do not pair (Japanese ruby
+        cut off: "リリアナの軍旗手（しゅ")."""
+        if english.face.get("flavorName"):
+            return None
+        name = self._foreign_name(english.face, entry, english.where)
+        if name.count("(") != name.count(")") or name.count("（") != name.count("）"):
+            return None
+        return name
 
     def _foreign_name(self, face: Face, entry: Face, where: str) -> str:
         """A card's name in a language: MTGJSON already joins a multi-face card's foreign face
