@@ -199,11 +199,7 @@ class Cards:
         translating = {
             key: english_of[key] for key in wanted.keys() - untranslated if key in english_of
         }
-
-        def gives_way(key: tuple[int, str], old: str, source: int | None) -> bool:
-            return source is not None and translating.get(key) == old
-
         hand_edited = self.state.source_format in HAND_EDITED_FORMATS
         self.names.upsert(
-            card_names, "card_id", wanted, counter="names", replace=hand_edited or gives_way
+            card_names, "card_id", wanted, "names", replace=hand_edited, translating=translating
         )

@@ -13,9 +13,8 @@ from kb.loader.state import LoadState
 
 Key = tuple[int, str]
 """A name's owner id and locale."""
-GivesWay = Callable[[Key, str, int | None], bool]
-"""Whether a stored name (its key, the name, its source id: None for an editor's) gives way to
-the one wanted."""
+GivesWay = Callable[[int], bool]
+"""Whether a stored name from this source (by id) gives way to the one wanted."""
 
 
 class Names:
@@ -31,11 +30,16 @@ class Names:
         wanted: dict[Key, str],
         counter: str,
         replace: bool | GivesWay = True,
+        translating: dict[Key, str] | None = None,
         count_unchanged: bool = True,
     ) -> None:
-        """Insert (owner id, locale) → name rows, and change differing ones if ``replace`` (or
-        where it says the stored name gives way); ``count_unchanged``: count the others too
-        (not where the names are a second reading of records counted already)."""
+        """Insert (owner id, locale) → name rows, and change differing ones if ``replace``, or
+        where ``replace`` says the stored name's source gives way, or where the stored name is
+        the one ``translating`` gives for its key (a card's English name, standing where a
+        translation comes). An editor's name gives way only where ``replace`` is True.
+        ``count_unchanged``: count the others too (not where the names are a second reading of
+        records counted already)."""
+        translating = translating or {}
         owner_column = table.c[owner]
         with_source = "source_id" in table.c
         columns = (owner, "locale", "name", *(["source_id"] if with_source else []))
@@ -53,7 +57,13 @@ class Names:
             elif source is None and replaced.get(key) == name:
                 # The source still says what an editor corrected: the correction stands.
                 self.state.summary.counts[f"{counter} as edited"] += 1
-            elif old != name and (replace is True or (replace and replace(key, old, source))):
+            elif old != name and (
+                replace is True
+                or (
+                    source is not None
+                    and (translating.get(key) == old or (callable(replace) and replace(source)))
+                )
+            ):
                 self.state.connection.execute(
                     update(table)
                     .where(and_(owner_column == key[0], table.c.locale == key[1]))

@@ -118,21 +118,23 @@ class Texts:
     def _name_cards(self, wanted: dict[Key, PrintedTextRecord], written: list[Key]) -> None:
         """The cards' names in the locales of the texts ``written``: their printings'."""
         names: dict[NameKey, str] = {}
-        english: dict[NameKey, str | None] = {}
+        english: dict[NameKey, str] = {}
         for key in written:
             record = wanted[key]
             if record.card_name and record.card_name != record.card.name:
                 names[key[0], key[1]] = record.card_name
-                english[key[0], key[1]] = record.card.name
-        if not names:
-            return
-
-        def gives_way(key: NameKey, old: str, source: int | None) -> bool:
-            return source is not None and (old == english[key] or self._from_bulk(source))
-
-        self.names.upsert(
-            card_names, "card_id", names, "names", replace=gives_way, count_unchanged=False
-        )
+                if record.card.name:
+                    english[key[0], key[1]] = record.card.name
+        if names:
+            self.names.upsert(
+                card_names,
+                "card_id",
+                names,
+                "names",
+                replace=self._from_bulk,
+                translating=english,
+                count_unchanged=False,
+            )
 
     def name_faces(self) -> None:
         """Each imported face name that is the English one, where the card's name in the locale
