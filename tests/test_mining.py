@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kb.mining.actions import MIN_CONTRAST_CARDS, occurrences
 from kb.mining.mine import mine
 from kb.mining.packed import PackedTexts
 from kb.mining.samples import (
@@ -211,6 +212,7 @@ SCRY = [  # English, German, Japanese
         "Ziehe eine Karte, dann Hellsicht 2.",
         "カードを1枚引き、占術2を行う。",
     ),
+    ("Scry 3.", "Hellsicht 3.", "占術3を行う。"),
 ]
 OTHER = [
     ("Draw a card.", "Ziehe eine Karte.", "カードを1枚引く。"),
@@ -297,11 +299,44 @@ def test_an_ability_word_old_printings_lack_is_named_by_its_lines() -> None:
 
 
 def test_a_word_of_one_card_is_no_name() -> None:
-    """Korean Meld was 쥐떼와 ("with the rat swarm"), on one of its three cards: a word no other
+    """Korean Meld was 쥐떼와 ("with the rat swarm"), on one of its cards: a word no other
     text holds outranked the name, which other texts hold too."""
-    having = [("Then meld them.", f"Verschmilz {name}.") for name in ("Ratten", "Ghoule", "Engel")]
+    creatures = ("Ratten", "Ghoule", "Engel", "Zombies")
+    having = [("Then meld them.", f"Verschmilz {name}.") for name in creatures]
     others = [("Draw a card.", "Ziehe eine Karte, verschmilz.")] * 12
     assert contrasted("Meld", having, others, "de") == {("Meld", "de"): "Verschmilz"}
+
+
+def test_three_cards_of_one_sentence_name_nothing_by_contrast() -> None:
+    """Meld's three cards say one sentence, each of whose words is on all three: Italian named
+    it "Se possiedi" ("if you own"). Contrast needs MIN_CONTRAST_CARDS."""
+    sentence = "Se possiedi e controlli A e B, esiliali, poi combinali in {}."
+    having = [
+        ("If you own A and B, exile them, then meld them.", sentence.format(name)) for name in "XYZ"
+    ]
+    others = [("Draw a card.", "Pesca una carta.")] * 12
+    assert MIN_CONTRAST_CARDS == 4
+    assert contrasted("Meld", having, others, "it") == {}
+    fourth = ("If you own C and D, exile them, then meld them.", sentence.format("W"))
+    assert contrasted("Meld", [*having, fourth], others, "it") != {}
+
+
+def test_a_word_counts_elsewhere_as_a_whole_word() -> None:
+    """French Fight is printed "se bat": "se" is a word of many other texts, "bat" of none
+    ("bataille" holds the letters, not the word), so "bat" names it. Counted as letters, "bat"
+    stood as often elsewhere as "se", and the import named Fight "Se"."""
+    fights = [
+        ("A fights B.", "A se bat contre B."),
+        ("C fights D.", "C se bat contre D."),
+        ("E fights F.", "E se bat contre F."),
+        ("Two creatures fight each other.", "Deux créatures se battent."),
+    ]
+    others = [("Untap it.", "Elle se dégage contre la bataille, de la bataille.")] * 30
+    assert occurrences("se bat, chose, bataille, se", "se", "fr") == 2
+    assert occurrences("se bat, chose, bataille, se", "bat", "fr") == 1
+    assert occurrences("se bat, puis se bat", "se bat", "fr") == 2
+    assert occurrences("格闘を行う。格闘", "格闘", "ja") == 2
+    assert contrasted("Fight", fights, others, "fr") == {("Fight", "fr"): "Bat"}
 
 
 FIGHT = [  # English, German: "gegen" stands on every card, "kämpft" on three of four
@@ -317,10 +352,14 @@ def test_a_lone_preposition_is_no_name() -> None:
     assert contrasted("Fight", FIGHT, others, "de") == {("Fight", "de"): "Kämpft"}
 
 
-EXPLORE = [  # English, Simplified Chinese as printed (XLN 191, RIX 15, RIX 55): 令它勘察
+EXPLORE = [  # English, Simplified Chinese as printed (XLN 191, RIX 15, RIX 55, XLN 216): 令它勘察
     ("When A enters, it explores.", "当日升探寻者进战场时，令它勘察。"),
     ("When B enters, it explores.", "当女王密探进战场时，令它勘察。"),
     ("When C enters, it explores.", "当莽霸联盟海贼进战场时，令它勘察。"),
+    (
+        "Whenever a creature you control explores, you gain 3 life.",
+        "每当一个由你操控的生物勘察时，你获得3点生命。",
+    ),
 ]
 CHINESE_OTHER = [
     ("When D enters, draw a card.", "当D进战场时，抓一张牌。"),
@@ -331,7 +370,7 @@ CHINESE_OTHER = [
 
 
 def test_a_chinese_name_is_not_run_together_with_a_pronoun() -> None:
-    """Every candidate is on all three cards; a tie went to the run that sorts last (它勘)."""
+    """Every candidate is on all the cards; a tie went to the run that sorts last (它勘)."""
     mined = contrasted("Explore", EXPLORE, CHINESE_OTHER, "zh-Hans")
     assert mined == {("Explore", "zh-Hans"): "勘察"}
 
@@ -343,6 +382,10 @@ KOREAN_EXPLORE = [  # as printed (XLN 191, RIX 15): "... 탐험을 한다" (it d
         "여왕의 대리인이 전장에 들어올 때, 여왕의 대리인은 탐험을 한다.",
     ),
     ("Whenever C attacks, it explores.", "C가 공격할 때마다, C는 탐험을 한다."),
+    (  # XLN 216
+        "Whenever a creature you control explores, you gain 3 life.",
+        "당신이 조종하는 생물이 탐험을 할 때마다, 당신은 생명 3점을 얻는다.",
+    ),
 ]
 KOREAN_OTHER = [
     ("When D enters, draw a card.", "D가 전장에 들어올 때, 카드 한 장을 뽑는다."),

@@ -39,6 +39,10 @@ ways, German "millt", "millst", stands in fewer than half of them in each form).
 MIN_HOLDERS: Final = 2
 """An n-gram must stand on at least this many cards: on one of a keyword's three cards it is an
 anecdote (Korean Meld was 쥐떼와, "with the rat swarm", of one card)."""
+MIN_CONTRAST_CARDS: Final = 4
+"""A name found by contrast needs this many cards whose English says the keyword: three
+cards that say one sentence share every word of it (Meld's three cards, "if you both own and
+control ..., exile them, then meld them": Italian "Se possiedi", "if you own")."""
 FIRST_CUT_TEXTS: Final = 500
 COUNTED_TEXTS: Final = 6000
 Firsts = dict[tuple[str, str], tuple[int, bool]]
@@ -133,7 +137,7 @@ class Contrast:
             background = Background(into.texts, locale)
             for keyword in sorted(actions & set(into.mentions)):
                 texts = list(into.mentions[keyword].values())
-                if len(texts) >= minimum:
+                if len(texts) >= max(minimum, MIN_CONTRAST_CARDS):
                     name = _contrast(
                         keyword,
                         locale,
@@ -237,6 +241,7 @@ def _contrast(
     holding it that have the keyword (its precision): "Hellsicht", not "deiner"."""
     frequency: Counter[str] = Counter()
     folded = {card: text.casefold() for card, text in by_card.items()}
+    own_texts = [counted_form(text, locale) for text in folded.values()]
     for text in folded.values():
         frequency.update(_grams(text, locale))
     cards = len(by_card)
@@ -280,7 +285,7 @@ def _contrast(
         gram, count = item
         # Occurrences, not cards, elsewhere (str.count is fast); the keyword's own cards'
         # occurrences are taken off, so a name said twice on a card costs nothing.
-        own = sum(text.count(gram) for text in folded.values())
+        own = sum(text.count(counted_gram(gram, locale)) for text in own_texts)
         elsewhere = max(background.occurrences(gram) - own, 0)
         return (round(count / cards * count / (count + elsewhere) * 10), length(gram), count, gram)
 
@@ -327,7 +332,8 @@ class Background:
         self._counts: Counter[str] = Counter()
         for text in first_cut:
             self._counts.update(_grams(text, locale))
-        self._counted = "\x00".join(counted)
+        self._locale = locale
+        self._counted = "\x00".join(counted_form(text, locale) for text in counted)
         self._occurrences: dict[str, int] = {}
 
     def precision(self, gram: str, count: int, total: int) -> float:
@@ -339,5 +345,28 @@ class Background:
         keywords of a locale share candidates)."""
         found = self._occurrences.get(gram)
         if found is None:
-            found = self._occurrences[gram] = self._counted.count(gram) * self._step
+            counted = self._counted.count(counted_gram(gram, self._locale))
+            found = self._occurrences[gram] = counted * self._step
         return found
+
+
+_BREAK: Final = re.compile(r"[\W\d_]{2,}|[^\w ]|[\d_]")
+"""What parts two words other than one space (punctuation, digits, several spaces)."""
+
+
+def counted_form(text: str, locale: str) -> str:
+    """A text as n-grams are counted in it (``counted_gram``): its words, each between spaces,
+    one space where one space parts two words as printed (a pair of ``_grams``), " | "
+    elsewhere (" se bat | puis "); in Japanese and Chinese, which part no words, the text."""
+    return text if locale in CJK_LOCALES else f" {_BREAK.sub(' | ', text)} "
+
+
+def counted_gram(gram: str, locale: str) -> str:
+    """An n-gram as ``counted_form`` texts hold it: as whole words (French "se" is not in
+    "chose", "bat" not in "bataille"), or as a run of Japanese or Chinese."""
+    return gram if locale in CJK_LOCALES else f" {gram} "
+
+
+def occurrences(text: str, gram: str, locale: str) -> int:
+    """How often ``gram`` stands in ``text``."""
+    return counted_form(text, locale).count(counted_gram(gram, locale))
