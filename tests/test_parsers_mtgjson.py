@@ -196,6 +196,51 @@ def test_faces_of_a_card_become_one_card_even_interleaved_with_a_reprint() -> No
     ]
 
 
+def test_a_meld_parts_printed_texts_come_with_its_set() -> None:
+    """A meld part's back is another card's object (the melded card), so the part is whole
+    alone: its texts come in its own set's place, as any card's (they were lost before)."""
+    melded = "Bruna, the Fading Light // Brisela, Voice of Nightmares"
+    german = {"language": "German", "name": "Bruna, das schwindende Licht", "type": "Kreatur"}
+    bruna = _face(melded, "Bruna, the Fading Light", "a", layout="meld", number="15a")
+    bruna |= {"identifiers": {"scryfallOracleId": "bruna"}, "originalType": "Creature"}
+    bruna |= {"foreignData": [german | {"text": "Fliegend"}]}
+    set_file = {"data": {"cards": [bruna], "code": "emn", "releaseDate": "2016-07-22"}}
+    records = _parse_json(set_file)
+    assert [type(record).__name__ for record in records] == [
+        "CardRecord",
+        "CardNameRecord",
+        "PrintedTextRecord",
+    ]
+    [text] = _of_type(records, PrintedTextRecord)
+    assert (text.card, text.locale, text.face, text.text) == (
+        CardRef("bruna", "Bruna, the Fading Light"),
+        "de",
+        0,
+        "Fliegend",
+    )
+    assert text.printing == Printing("EMN", "15a", dt.date(2016, 7, 22))
+    assert text.card_name == "Bruna, das schwindende Licht"
+
+
+def test_a_card_whose_other_face_never_comes_keeps_its_texts_and_their_set() -> None:
+    """A face whose card the file never completes (an excerpt, a promo of one face) comes at
+    the file's end, with its printed texts, each of the set it was read in."""
+    german = {"language": "German", "name": "Feuer // Eis", "faceName": "Feuer", "type": "Spontan"}
+    fire = _face("Fire // Ice", "Fire", "a", number="1", originalType="Instant")
+    fire |= {"foreignData": [german | {"text": "Feuer."}]}
+    early = {"cards": [fire], "code": "AAA", "releaseDate": "2001-01-01"}
+    late = {"cards": [], "code": "BBB", "releaseDate": "2020-01-01"}
+    records = _parse_json({"meta": {}, "data": {"AAA": early, "BBB": late}})
+    assert [type(record).__name__ for record in records] == [
+        "CardRecord",
+        "CardNameRecord",
+        "PrintedTextRecord",
+    ]
+    [text] = _of_type(records, PrintedTextRecord)
+    assert (text.text, text.face_name) == ("Feuer.", "Feuer")
+    assert text.printing == Printing("AAA", "1", dt.date(2001, 1, 1))
+
+
 @pytest.mark.parametrize(
     ("card", "reason"),
     [

@@ -189,6 +189,8 @@ class _OracleCards:
         self._path = path
         self._pending: dict[str, list[tuple[str, Face]]] = {}
         """Faces read of multi-face cards whose other faces are still to come, by card key."""
+        self._pending_sets: dict[str, Printing] = {}
+        """The set each pending face object (by its place in the file) was read in."""
         self._yielded_cards: set[str] = set()
         self._yielded_names: set[tuple[str, str]] = set()
         """(card, locale) of the names yielded: a translated one, or the English one where
@@ -210,8 +212,11 @@ class _OracleCards:
             return
         group = [*self._pending.pop(key, []), (where, face)]
         # Printings of one card may interleave their faces ("a", "a", "b", "b"): count sides.
-        if len(_first_face_per_side(group)) < max(len(face_names), 1):
+        # A meld part's back is another card's object (the melded card): the front is whole.
+        sides = 1 if face.get("layout") == "meld" else max(len(face_names), 1)
+        if len(_first_face_per_side(group)) < sides:
             self._pending[key] = group
+            self._pending_sets[where] = self.printing
             return
         yield from self._card(key, oracle_id, name, face_names, group)
 
@@ -233,6 +238,7 @@ class _OracleCards:
             name, face_names = _oracle_name(face, where, self._path)
             yield from self._card(key, oracle_id, name, face_names, group)
         self._pending.clear()
+        yield from self.end_set()  # the texts of the cards just yielded
         for waiting in self._waiting.values():
             yield from waiting  # only texts whose card never came: the loader warns
         self._waiting.clear()
@@ -302,7 +308,9 @@ class _OracleCards:
         for where, face in group:
             foreign = object_list(face, "foreignData", where, self._path)
             at = f"{where} foreignData"
-            printing = self._face_printing(face, where) if foreign else self.printing
+            # A face that waited for its card's other faces was read in its own set.
+            card_set = self._pending_sets.pop(where, self.printing)
+            printing = self._face_printing(face, where, card_set) if foreign else card_set
             english: _EnglishFace | None = None  # read once per face, at its first text
             for entry in foreign:
                 language = required_str(entry, "language", at, self._path)
@@ -330,13 +338,13 @@ class _OracleCards:
                     published_on = optional_iso_date(ruling, "date", at, self._path)
                     yield RulingRecord(card, text, published_on, position, where=at)
 
-    def _face_printing(self, face: Face, where: str) -> Printing:
-        """The printing a face object is of: the set's, with the card's own code and number."""
+    def _face_printing(self, face: Face, where: str, card_set: Printing) -> Printing:
+        """The printing a face object is of: its set's, with the card's own code and number."""
         code = optional_str(face, "setCode", where, self._path)
         return Printing(
-            code.upper() if code else self.printing.set_code,
+            code.upper() if code else card_set.set_code,
             optional_str(face, "number", where, self._path),
-            self.printing.released_on,
+            card_set.released_on,
         )
 
     def _english_face(self, face: Face, where: str, printing: Printing) -> _EnglishFace:
