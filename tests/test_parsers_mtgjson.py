@@ -222,6 +222,44 @@ def test_a_meld_parts_printed_texts_come_with_its_set() -> None:
     assert text.card_name == "Bruna, das schwindende Licht"
 
 
+def test_a_modal_double_faced_cards_texts_lose_the_reminder_of_its_other_face() -> None:
+    """ZNR's Agadeem's Awakening prints its back face's type and ability at its bottom; the
+    page shows that face whole. A text without the reminder (MTGJSON's Russian) stays; a fuse
+    card's "Fuse" line, printed across both halves, is its own text."""
+    awakening = {
+        "name": "Agadeem's Awakening // Agadeem, the Undercrypt",
+        "faceName": "Agadeem's Awakening",
+        "side": "a",
+        "layout": "modal_dfc",
+        "number": "90",
+        "identifiers": {"scryfallOracleId": "agadeem"},
+        "originalText": "Return creatures.\n\n\nLand\n{T}: Add {B}.",
+        "foreignData": [
+            {
+                "language": "Spanish",
+                "name": "Despertar",
+                "text": "Regresa.\nTierra\n{T}: Agrega {B}.",
+            },
+            {"language": "Russian", "name": "Пробуждение", "text": "Верните."},
+        ],
+    }
+    alive = {
+        "name": "Alive // Well",
+        "faceName": "Alive",
+        "side": "a",
+        "layout": "split",
+        "identifiers": {"scryfallOracleId": "alive"},
+        "originalText": "Create a Centaur.\n\n\nFuse (Cast both halves.)",
+        "foreignData": [{"language": "German", "name": "Lebendig", "text": "Erzeuge.\nFusion"}],
+    }
+    texts = _of_type(_parse_json({"data": {"cards": [awakening, alive]}}), PrintedTextRecord)
+    assert [(text.locale, text.text, text.english_text) for text in texts] == [
+        ("es", "Regresa.", "Return creatures."),
+        ("ru", "Верните.", "Return creatures."),
+        ("de", "Erzeuge.\nFusion", "Create a Centaur.\n\n\nFuse (Cast both halves.)"),
+    ]
+
+
 def test_a_card_whose_other_face_never_comes_keeps_its_texts_and_their_set() -> None:
     """A face whose card the file never completes (an excerpt, a promo of one face) comes at
     the file's end, with its printed texts, each of the set it was read in."""

@@ -20,7 +20,7 @@ import codecs
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, Final, NamedTuple
 
 import orjson
 
@@ -372,6 +372,9 @@ class _OracleCards:
         kept = self._texts.get(text_key)
         if kept is not None and kept.printing.rank >= english.printing.rank:
             return
+        english_text = optional_str(english.face, "originalText", english.where, self._path)
+        if english.face.get("layout") == "modal_dfc":
+            english_text, text = without_other_face(english_text, text)
         self._texts[text_key] = PrintedTextRecord(
             card,
             locale,
@@ -382,9 +385,7 @@ class _OracleCards:
             type_line=type_line,
             text=_without_markers(text),
             english_type_line=optional_str(english.face, "originalType", english.where, self._path),
-            english_text=_without_markers(
-                optional_str(english.face, "originalText", english.where, self._path)
-            ),
+            english_text=_without_markers(english_text),
             printing=english.printing,
             card_name=self._printing_name(english, entry),
             where=at,
@@ -411,6 +412,28 @@ class _OracleCards:
             face_name = optional_str(entry, "faceName", where, self._path)
             return face_name or required_str(entry, "name", where, self._path)
         return _collapsed_faces(required_str(entry, "name", where, self._path))[0]
+
+
+_OTHER_FACE: Final = "\n\n\n"
+"""What parts a modal double-faced card's printed English text from the reminder of its other
+face (Gatherer's layout, which MTGJSON's ``originalText`` keeps)."""
+
+
+def without_other_face(english: str | None, text: str | None) -> tuple[str | None, str | None]:
+    """A modal double-faced face's printed English text and localized text without the
+    reminder of the other face that the card prints at its bottom: ZNR's Agadeem's Awakening
+    prints "Land / {T}: Add {B}." under its own text, and the page shows that face whole
+    anyway. The localized text has the same lines without the blank ones ("Tierra", "{T}:
+    Agrega {B}."); where its lines are not those (a text that lacks the reminder), it stays."""
+    if english is None or _OTHER_FACE not in english:
+        return english, text
+    own, _, other = english.partition(_OTHER_FACE)
+    reminder = len(other.split("\n"))
+    if text is not None:
+        lines = text.split("\n")
+        if len(lines) == len(own.split("\n")) + reminder:
+            text = "\n".join(lines[:-reminder])
+    return own, text
 
 
 def _without_markers(text: str | None) -> str | None:

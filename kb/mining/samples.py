@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import orjson
 
+from kb.importers.mtgjson import without_other_face
 from kb.importers.streams import iter_inputs, open_input
 from kb.locales import canonical_locale
 
@@ -142,10 +143,13 @@ def _face_samples(
     english_type = face.get("originalType") or face.get("type")
     for entry in face.get("foreignData") or ():  # type: ignore[attr-defined]
         locale = canonical_locale(str(entry.get("language") or ""))
-        localized = lines(entry.get("text"))
+        original, text = face.get("originalText"), entry.get("text")
+        if face.get("layout") == "modal_dfc":  # as the import reads it
+            original, text = without_other_face(original, text)  # type: ignore[arg-type]
+        localized = lines(text)
         if locale is None or locale == "en" or not (localized or entry.get("type")):
             continue
-        english = english_lines(face.get("originalText"), face.get("text"), localized)  # type: ignore[arg-type]
+        english = english_lines(original, face.get("text"), localized)  # type: ignore[arg-type]
         key = (str(oracle_id or full_name), locale, card)
         yield (
             key,
