@@ -24,6 +24,12 @@ from kb.mining.two_cores import mine_on_two_cores
 pytestmark = pytest.mark.realdata
 
 PUBLISHED_KEYWORDS = [
+    (  # MTGJSON runs this text's two lines together; the importer parts them again
+        "Awaken",
+        "de",
+        "Erwecken",
+        "BFZ 72 (2015-10-02): Bringe eine Kreatur … zurück. / Erwecken 3 — {4}{U} (Falls du …",
+    ),
     (
         "Flying",
         "de",
@@ -715,7 +721,7 @@ def test_a_name_for_nine_in_ten_keyword_locale_pairs(corpus: tuple[list[Sample],
                 cards[(keyword, sample.locale)].add(sample.card)
     pairs = {pair for pair, voters in cards.items() if len(voters) >= MIN_CARDS}
     named = pairs & {(n.mechanic, n.locale) for n in mined.mechanics}
-    # 1,923 pairs in the May 2022 corpus, 1,823 named (the figures docs/mining.md reports).
+    # 1,923 pairs in the May 2022 corpus, 1,834 named (the figures docs/mining.md reports).
     assert len(pairs) == 1923
     assert len(named) / len(pairs) >= 0.90, len(named)
     # Umbrellas no card says alone get no name; what they cover does.

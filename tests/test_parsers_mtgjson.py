@@ -260,6 +260,37 @@ def test_a_modal_double_faced_cards_texts_lose_the_reminder_of_its_other_face() 
     ]
 
 
+def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missing_lines() -> None:
+    """MTGJSON runs some translations' lines together (M14's "...angreifen.)Fliegend"). Where
+    the seams found (a lower-case letter, a full stop or a bracket, then a capital or a
+    symbol) are exactly the lines missing beside the English text, they part them again;
+    otherwise, and in scripts without capitals, the text stays as it is."""
+    english = "Defender (This creature can't attack.)\nFlying"
+    assert mtgjson.lines_apart("Verteidiger (Kann nicht angreifen.)Fliegend", english, "de") == (
+        "Verteidiger (Kann nicht angreifen.)\nFliegend"
+    )
+    tapped = "Tapped.\n{T}: Add {B}.\nCycling {2}"
+    assert mtgjson.lines_apart("Girado.{T}: Agrega {B}.Ciclo {2}.", tapped, "es") == (
+        "Girado.\n{T}: Agrega {B}.\nCiclo {2}."
+    )
+    assert mtgjson.lines_apart("ЗащитникПолет", english, "ru") == "Защитник\nПолет"
+    # Two seams for one missing line, or lines apart already, or no seam to see: as it is.
+    assert mtgjson.lines_apart("A.B.C", english, "fr") == "A.B.C"
+    assert mtgjson.lines_apart("Verteidiger\nFliegend", english, "de") == "Verteidiger\nFliegend"
+    assert mtgjson.lines_apart("防衛飛行", english, "ja") == "防衛飛行"
+    wall = {
+        "name": "Wall of Frost",
+        "number": "1",
+        "identifiers": {"scryfallOracleId": "wall"},
+        "originalText": english,
+        "foreignData": [
+            {"language": "German", "name": "Frostwall", "text": "Verteidiger.Fliegend"}
+        ],
+    }
+    [text] = _of_type(_parse_json({"data": {"cards": [wall]}}), PrintedTextRecord)
+    assert text.text == "Verteidiger.\nFliegend"
+
+
 def test_a_card_whose_other_face_never_comes_keeps_its_texts_and_their_set() -> None:
     """A face whose card the file never completes (an excerpt, a promo of one face) comes at
     the file's end, with its printed texts, each of the set it was read in."""

@@ -375,6 +375,7 @@ class _OracleCards:
         english_text = optional_str(english.face, "originalText", english.where, self._path)
         if english.face.get("layout") == "modal_dfc":
             english_text, text = without_other_face(english_text, text)
+        text = lines_apart(text, english_text, locale)
         self._texts[text_key] = PrintedTextRecord(
             card,
             locale,
@@ -434,6 +435,32 @@ def without_other_face(english: str | None, text: str | None) -> tuple[str | Non
         if len(lines) == len(own.split("\n")) + reminder:
             text = "\n".join(lines[:-reminder])
     return own, text
+
+
+_RUN_TOGETHER: Final = re.compile(r"(?<=[a-zß-öø-ÿа-яё.)])(?=[A-ZÀ-ÖØ-ÞА-ЯЁ{])")
+"""Where two lines run together: a lower-case letter, a full stop or a closing bracket, then at
+once a capital or a symbol ("angreifen.)Fliegend", "KreaturWenn", "Spiel.{T}")."""
+_CASELESS: Final = frozenset({"ja", "ko", "zh-Hans", "zh-Hant"})
+"""Scripts whose run-together lines show no seam."""
+
+
+def lines_apart(text: str | None, english: str | None, locale: str) -> str | None:
+    """A translation whose line breaks MTGJSON lost, its lines apart again: M14's German
+    Wall of Frost... "Verteidiger (Diese Kreatur kann nicht angreifen.)Fliegend", where the
+    English says "Defender (...)" and "Flying" on two lines. Only where the seams found are
+    exactly the lines missing beside the English text; any other text stays as it is."""
+    if text is None or english is None or locale in _CASELESS:
+        return text
+    missing = len([line for line in english.split("\n") if line.strip()]) - len(
+        [line for line in text.split("\n") if line.strip()]
+    )
+    if missing <= 0:
+        return text
+    seams = [found.start() for found in _RUN_TOGETHER.finditer(text)]
+    if len(seams) != missing:
+        return text
+    pieces = [text[start:end] for start, end in zip([0, *seams], [*seams, len(text)], strict=True)]
+    return "\n".join(pieces)
 
 
 def _without_markers(text: str | None) -> str | None:

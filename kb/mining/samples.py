@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import orjson
 
-from kb.importers.mtgjson import without_other_face
+from kb.importers.mtgjson import lines_apart, without_other_face
 from kb.importers.streams import iter_inputs, open_input
 from kb.locales import canonical_locale
 
@@ -146,7 +146,7 @@ def _face_samples(
         original, text = face.get("originalText"), entry.get("text")
         if face.get("layout") == "modal_dfc":  # as the import reads it
             original, text = without_other_face(original, text)  # type: ignore[arg-type]
-        localized = lines(text)
+        localized = lines(lines_apart(text, original, locale or ""))  # type: ignore[arg-type]
         if locale is None or locale == "en" or not (localized or entry.get("type")):
             continue
         english = english_lines(original, face.get("text"), localized)  # type: ignore[arg-type]
