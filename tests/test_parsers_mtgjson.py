@@ -291,6 +291,25 @@ def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missi
     assert text.text == "Verteidiger.\nFliegend"
 
 
+def test_a_translated_type_line_keeps_its_own_separator_once() -> None:
+    """MTGJSON writes some translated type lines with a hyphen after their separator, which
+    the cards do not print; an old printing's hyphen alone ("Kreatur - Mensch") is printed."""
+    assert mtgjson.one_separator("クリーチャー ― - ゾンビ・兵士") == "クリーチャー ― ゾンビ・兵士"
+    assert mtgjson.one_separator("Créature : - zombie et soldat") == "Créature : zombie et soldat"
+    assert mtgjson.one_separator("生物～ - 殭屍／士兵") == "生物～殭屍／士兵"
+    assert mtgjson.one_separator("Существо — - Атог") == "Существо — Атог"
+    assert mtgjson.one_separator("Kreatur - Mensch, Kleriker") == "Kreatur - Mensch, Kleriker"
+    atog = {
+        "name": "Atog",
+        "number": "1",
+        "identifiers": {"scryfallOracleId": "atog"},
+        "originalType": "Creature — Atog",
+        "foreignData": [{"language": "Russian", "name": "Атог", "type": "Существо — - Атог"}],
+    }
+    [text] = _of_type(_parse_json({"data": {"cards": [atog]}}), PrintedTextRecord)
+    assert text.type_line == "Существо — Атог"
+
+
 def test_a_card_whose_other_face_never_comes_keeps_its_texts_and_their_set() -> None:
     """A face whose card the file never completes (an excerpt, a promo of one face) comes at
     the file's end, with its printed texts, each of the set it was read in."""

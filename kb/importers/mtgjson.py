@@ -383,7 +383,7 @@ class _OracleCards:
             face_name=(
                 optional_str(entry, "faceName", at, self._path) if english.several else None
             ),
-            type_line=type_line,
+            type_line=one_separator(type_line),
             text=_without_markers(text),
             english_type_line=optional_str(english.face, "originalType", english.where, self._path),
             english_text=_without_markers(english_text),
@@ -461,6 +461,18 @@ def lines_apart(text: str | None, english: str | None, locale: str) -> str | Non
         return text
     pieces = [text[start:end] for start, end in zip([0, *seams], [*seams, len(text)], strict=True)]
     return "\n".join(pieces)
+
+
+_HYPHEN_AFTER_SEPARATOR: Final = re.compile(r"([—―:]) - ")
+
+
+def one_separator(type_line: str | None) -> str | None:
+    """A translated type line with its own separator once: MTGJSON writes some with a hyphen
+    after it (Japanese "クリーチャー ― - ゾンビ・兵士", French "Créature : - zombie et soldat",
+    Chinese "生物～ - 殭屍／士兵"), which the cards do not print."""
+    if type_line is None or " - " not in type_line:
+        return type_line
+    return _HYPHEN_AFTER_SEPARATOR.sub(r"\1 ", type_line).replace("～ - ", "～")
 
 
 def _without_markers(text: str | None) -> str | None:

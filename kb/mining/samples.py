@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import orjson
 
-from kb.importers.mtgjson import lines_apart, without_other_face
+from kb.importers.mtgjson import lines_apart, one_separator, without_other_face
 from kb.importers.streams import iter_inputs, open_input
 from kb.locales import canonical_locale
 
@@ -160,7 +160,7 @@ def _face_samples(
                 english=english,
                 localized=localized,
                 english_type=str(english_type) if english_type else None,
-                localized_type=str(entry["type"]) if entry.get("type") else None,
+                localized_type=one_separator(str(entry["type"])) if entry.get("type") else None,
                 released=released,
                 printing=printing,
             ),
