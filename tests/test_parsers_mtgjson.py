@@ -11,6 +11,7 @@ import pytest
 from realdata import realdata
 
 from kb.importers import mtgjson, streams
+from kb.importers.mtgjson_texts import lines_apart, one_separator
 from kb.records import (
     CardNameRecord,
     CardRecord,
@@ -266,18 +267,18 @@ def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missi
     symbol) are exactly the lines missing beside the English text, they part them again;
     otherwise, and in scripts without capitals, the text stays as it is."""
     english = "Defender (This creature can't attack.)\nFlying"
-    assert mtgjson.lines_apart("Verteidiger (Kann nicht angreifen.)Fliegend", english, "de") == (
+    assert lines_apart("Verteidiger (Kann nicht angreifen.)Fliegend", english, "de") == (
         "Verteidiger (Kann nicht angreifen.)\nFliegend"
     )
     tapped = "Tapped.\n{T}: Add {B}.\nCycling {2}"
-    assert mtgjson.lines_apart("Girado.{T}: Agrega {B}.Ciclo {2}.", tapped, "es") == (
+    assert lines_apart("Girado.{T}: Agrega {B}.Ciclo {2}.", tapped, "es") == (
         "Girado.\n{T}: Agrega {B}.\nCiclo {2}."
     )
-    assert mtgjson.lines_apart("ЗащитникПолет", english, "ru") == "Защитник\nПолет"
+    assert lines_apart("ЗащитникПолет", english, "ru") == "Защитник\nПолет"
     # Two seams for one missing line, or lines apart already, or no seam to see: as it is.
-    assert mtgjson.lines_apart("A.B.C", english, "fr") == "A.B.C"
-    assert mtgjson.lines_apart("Verteidiger\nFliegend", english, "de") == "Verteidiger\nFliegend"
-    assert mtgjson.lines_apart("防衛飛行", english, "ja") == "防衛飛行"
+    assert lines_apart("A.B.C", english, "fr") == "A.B.C"
+    assert lines_apart("Verteidiger\nFliegend", english, "de") == "Verteidiger\nFliegend"
+    assert lines_apart("防衛飛行", english, "ja") == "防衛飛行"
     wall = {
         "name": "Wall of Frost",
         "number": "1",
@@ -294,11 +295,11 @@ def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missi
 def test_a_translated_type_line_keeps_its_own_separator_once() -> None:
     """MTGJSON writes some translated type lines with a hyphen after their separator, which
     the cards do not print; an old printing's hyphen alone ("Kreatur - Mensch") is printed."""
-    assert mtgjson.one_separator("クリーチャー ― - ゾンビ・兵士") == "クリーチャー ― ゾンビ・兵士"
-    assert mtgjson.one_separator("Créature : - zombie et soldat") == "Créature : zombie et soldat"
-    assert mtgjson.one_separator("生物～ - 殭屍／士兵") == "生物～殭屍／士兵"
-    assert mtgjson.one_separator("Существо — - Атог") == "Существо — Атог"
-    assert mtgjson.one_separator("Kreatur - Mensch, Kleriker") == "Kreatur - Mensch, Kleriker"
+    assert one_separator("クリーチャー ― - ゾンビ・兵士") == "クリーチャー ― ゾンビ・兵士"
+    assert one_separator("Créature : - zombie et soldat") == "Créature : zombie et soldat"
+    assert one_separator("生物～ - 殭屍／士兵") == "生物～殭屍／士兵"
+    assert one_separator("Существо — - Атог") == "Существо — Атог"
+    assert one_separator("Kreatur - Mensch, Kleriker") == "Kreatur - Mensch, Kleriker"
     atog = {
         "name": "Atog",
         "number": "1",

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import orjson
 
-from kb.importers.mtgjson import lines_apart, one_separator, without_other_face
+from kb.importers.mtgjson_texts import lines_apart, one_separator, without_other_face
 from kb.importers.streams import iter_inputs, open_input
 from kb.locales import canonical_locale
 

@@ -1,0 +1,79 @@
+"""MTGJSON's printed texts as the cards print them: what Gatherer's layout, which MTGJSON
+copies, adds or loses, mended. Each repair is pure, and leaves a text it is not sure of as it is
+(docs/importing.md, "As printed")."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+_LEVEL_MARKER: Final = re.compile(r"//Level_\d+//")
+
+
+_OTHER_FACE: Final = "\n\n\n"
+"""What parts a modal double-faced card's printed English text from the reminder of its other
+face (Gatherer's layout, which MTGJSON's ``originalText`` keeps)."""
+
+
+def without_other_face(english: str | None, text: str | None) -> tuple[str | None, str | None]:
+    """A modal double-faced face's printed English text and localized text without the
+    reminder of the other face that the card prints at its bottom: ZNR's Agadeem's Awakening
+    prints "Land / {T}: Add {B}." under its own text, and the page shows that face whole
+    anyway. The localized text has the same lines without the blank ones ("Tierra", "{T}:
+    Agrega {B}."); where its lines are not those (a text that lacks the reminder), it stays."""
+    if english is None or _OTHER_FACE not in english:
+        return english, text
+    own, _, other = english.partition(_OTHER_FACE)
+    reminder = len(other.split("\n"))
+    if text is not None:
+        lines = text.split("\n")
+        if len(lines) == len(own.split("\n")) + reminder:
+            text = "\n".join(lines[:-reminder])
+    return own, text
+
+
+_RUN_TOGETHER: Final = re.compile(r"(?<=[a-zß-öø-ÿа-яё.)])(?=[A-ZÀ-ÖØ-ÞА-ЯЁ{])")
+"""Where two lines run together: a lower-case letter, a full stop or a closing bracket, then at
+once a capital or a symbol ("angreifen.)Fliegend", "KreaturWenn", "Spiel.{T}")."""
+_CASELESS: Final = frozenset({"ja", "ko", "zh-Hans", "zh-Hant"})
+"""Scripts whose run-together lines show no seam."""
+
+
+def lines_apart(text: str | None, english: str | None, locale: str) -> str | None:
+    """A translation whose line breaks MTGJSON lost, its lines apart again: M14's German
+    Wall of Frost... "Verteidiger (Diese Kreatur kann nicht angreifen.)Fliegend", where the
+    English says "Defender (...)" and "Flying" on two lines. Only where the seams found are
+    exactly the lines missing beside the English text; any other text stays as it is."""
+    if text is None or english is None or locale in _CASELESS:
+        return text
+    missing = len([line for line in english.split("\n") if line.strip()]) - len(
+        [line for line in text.split("\n") if line.strip()]
+    )
+    if missing <= 0:
+        return text
+    seams = [found.start() for found in _RUN_TOGETHER.finditer(text)]
+    if len(seams) != missing:
+        return text
+    pieces = [text[start:end] for start, end in zip([0, *seams], [*seams, len(text)], strict=True)]
+    return "\n".join(pieces)
+
+
+_HYPHEN_AFTER_SEPARATOR: Final = re.compile(r"([—―:]) - ")
+
+
+def one_separator(type_line: str | None) -> str | None:
+    """A translated type line with its own separator once: MTGJSON writes some with a hyphen
+    after it (Japanese "クリーチャー ― - ゾンビ・兵士", French "Créature : - zombie et soldat",
+    Chinese "生物～ - 殭屍／士兵"), which the cards do not print."""
+    if type_line is None or " - " not in type_line:
+        return type_line
+    return _HYPHEN_AFTER_SEPARATOR.sub(r"\1 ", type_line).replace("～ - ", "～")
+
+
+def without_markers(text: str | None) -> str | None:
+    """A printed text without Gatherer's level markers: MTGJSON copies a line "//Level_2//"
+    into the printed texts of the Class cards (AFR), where the card prints a level bar and
+    the Oracle text has nothing."""
+    if text is None or "//Level_" not in text:
+        return text
+    return "\n".join(line for line in text.split("\n") if not _LEVEL_MARKER.fullmatch(line))
