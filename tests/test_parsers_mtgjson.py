@@ -280,12 +280,12 @@ def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missi
     assert lines_apart("Verteidiger\nFliegend", english, "de") == "Verteidiger\nFliegend"
     assert lines_apart("防衛飛行", english, "ja") == "防衛飛行"
     wall = {
-        "name": "Wall of Frost",
+        "name": "Angelic Wall",
         "number": "1",
         "identifiers": {"scryfallOracleId": "wall"},
         "originalText": english,
         "foreignData": [
-            {"language": "German", "name": "Frostwall", "text": "Verteidiger.Fliegend"}
+            {"language": "German", "name": "Engelsmauer", "text": "Verteidiger.Fliegend"}
         ],
     }
     [text] = _of_type(_parse_json({"data": {"cards": [wall]}}), PrintedTextRecord)

@@ -41,7 +41,7 @@ _CASELESS: Final = frozenset({"ja", "ko", "zh-Hans", "zh-Hant"})
 
 def lines_apart(text: str | None, english: str | None, locale: str) -> str | None:
     """A translation whose line breaks MTGJSON lost, its lines apart again: M14's German
-    Wall of Frost... "Verteidiger (Diese Kreatur kann nicht angreifen.)Fliegend", where the
+    Angelic Wall, "Verteidiger (Diese Kreatur kann nicht angreifen.)Fliegend", where the
     English says "Defender (...)" and "Flying" on two lines. Only where the seams found are
     exactly the lines missing beside the English text; any other text stays as it is."""
     if text is None or english is None or locale in _CASELESS:
