@@ -23,12 +23,7 @@ from typing import BinaryIO, NamedTuple
 
 import orjson
 
-from kb.importers.mtgjson_texts import (
-    lines_apart,
-    one_separator,
-    without_markers,
-    without_other_face,
-)
+from kb.importers.mtgjson_texts import as_printed
 from kb.importers.streams import (
     ALL_PRINTINGS,
     ATOMIC_CARDS,
@@ -376,10 +371,13 @@ class _OracleCards:
         kept = self._texts.get(text_key)
         if kept is not None and kept.printing.rank >= english.printing.rank:
             return
-        english_text = optional_str(english.face, "originalText", english.where, self._path)
-        if english.face.get("layout") == "modal_dfc":
-            english_text, text = without_other_face(english_text, text)
-        text = lines_apart(text, english_text, locale)
+        printed = as_printed(
+            english.face.get("layout"),
+            optional_str(english.face, "originalText", english.where, self._path),
+            text,
+            type_line,
+            locale,
+        )
         self._texts[text_key] = PrintedTextRecord(
             card,
             locale,
@@ -387,10 +385,10 @@ class _OracleCards:
             face_name=(
                 optional_str(entry, "faceName", at, self._path) if english.several else None
             ),
-            type_line=one_separator(type_line),
-            text=without_markers(text),
+            type_line=printed.type_line,
+            text=printed.text,
             english_type_line=optional_str(english.face, "originalType", english.where, self._path),
-            english_text=without_markers(english_text),
+            english_text=printed.english,
             printing=english.printing,
             card_name=self._printing_name(english, entry),
             where=at,

@@ -5,9 +5,29 @@ copies, adds or loses, mended. Each repair is pure, and leaves a text it is not 
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, NamedTuple
 
 _LEVEL_MARKER: Final = re.compile(r"//Level_\d+//")
+
+
+class AsPrinted(NamedTuple):
+    """A printing's texts in one locale, mended: its English text, its text, its type line."""
+
+    english: str | None
+    text: str | None
+    type_line: str | None
+
+
+def as_printed(
+    layout: object, english: str | None, text: str | None, type_line: str | None, locale: str
+) -> AsPrinted:
+    """Every repair, in order, of a face's printed texts in ``locale`` beside its printed
+    English (MTGJSON ``originalText``); ``layout`` is the face's (MTGJSON ``layout``). The one
+    way the parser and the miner's samples read them."""
+    if layout == "modal_dfc":
+        english, text = without_other_face(english, text)
+    text = lines_apart(text, english, locale)
+    return AsPrinted(without_markers(english), without_markers(text), one_separator(type_line))
 
 
 _OTHER_FACE: Final = "\n\n\n"

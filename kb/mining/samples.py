@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import orjson
 
-from kb.importers.mtgjson_texts import lines_apart, one_separator, without_other_face
+from kb.importers.mtgjson_texts import as_printed
 from kb.importers.streams import iter_inputs, open_input
 from kb.locales import canonical_locale
 
@@ -143,13 +143,17 @@ def _face_samples(
     english_type = face.get("originalType") or face.get("type")
     for entry in face.get("foreignData") or ():  # type: ignore[attr-defined]
         locale = canonical_locale(str(entry.get("language") or ""))
-        original, text = face.get("originalText"), entry.get("text")
-        if face.get("layout") == "modal_dfc":  # as the import reads it
-            original, text = without_other_face(original, text)  # type: ignore[arg-type]
-        localized = lines(lines_apart(text, original, locale or ""))  # type: ignore[arg-type]
-        if locale is None or locale == "en" or not (localized or entry.get("type")):
+        printed = as_printed(  # as the import reads them
+            face.get("layout"),
+            face.get("originalText"),  # type: ignore[arg-type]
+            entry.get("text"),
+            str(entry["type"]) if entry.get("type") else None,
+            locale or "",
+        )
+        localized = lines(printed.text)
+        if locale is None or locale == "en" or not (localized or printed.type_line):
             continue
-        english = english_lines(original, face.get("text"), localized)  # type: ignore[arg-type]
+        english = english_lines(printed.english, face.get("text"), localized)  # type: ignore[arg-type]
         key = (str(oracle_id or full_name), locale, card)
         yield (
             key,
@@ -160,7 +164,7 @@ def _face_samples(
                 english=english,
                 localized=localized,
                 english_type=str(english_type) if english_type else None,
-                localized_type=one_separator(str(entry["type"])) if entry.get("type") else None,
+                localized_type=printed.type_line,
                 released=released,
                 printing=printing,
             ),
