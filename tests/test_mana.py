@@ -16,7 +16,6 @@ from kb.site import mana
 from tests.realdata import realdata
 
 _SYMBOL_RUN = re.compile(r"(?:\{[^{}]+\})+")
-_REMINDER = re.compile(r"\([^()]*\)")
 
 
 def afresh(text: str, locale: Locale, among_english: bool = False) -> Markup:
@@ -28,7 +27,7 @@ def afresh(text: str, locale: Locale, among_english: bool = False) -> Markup:
     paragraphs = []
     for line in text.split("\n"):
         escaped = str(escape(line))
-        escaped = _REMINDER.sub(lambda found: f"<i>{found[0]}</i>", escaped)
+        escaped = mana._set_apart(escaped, locale.code == "ja")  # which parentheses: tested below
         escaped = _SYMBOL_RUN.sub(symbols, escaped)
         paragraphs.append(f"<p>{escaped}</p>")
     return Markup("\n".join(paragraphs))
@@ -37,7 +36,10 @@ def afresh(text: str, locale: Locale, among_english: bool = False) -> Markup:
 # Texts made of the pieces that matter: symbols, braces that open across a line, reminders,
 # characters that are escaped.
 PIECES = st.sampled_from(
-    ["{T}", "{1}{G}", "{W/U}", "{2/B}", "{G/P}", "{CHAOS}", "{", "}", "(", ")", "\n", "<", "&"]
+    [
+        *("{T}", "{1}{G}", "{W/U}", "{2/B}", "{G/P}", "{CHAOS}", "{", "}"),
+        *("(", ")", "（", "）", "ト", "。", "\n", "<", "&"),
+    ]
 )
 TEXTS = st.lists(st.one_of(PIECES, st.text(max_size=4)), max_size=12).map("".join)
 
@@ -48,6 +50,49 @@ def test_rules_text_is_the_text_made_afresh(text: str, locale: Locale, among_eng
     made = mana.rules_text(text, locale, among_english)
     assert made == afresh(text, locale, among_english)
     assert mana.rules_text(text, locale, among_english) == made  # again, from what was kept
+
+
+def test_reminder_text_is_set_apart_whole_in_either_form_of_parentheses() -> None:
+    """Japanese and Chinese cards print reminder text in full-width parentheses; a reminder
+    may hold a pair of its own; MTGJSON pairs one form with the other in a few texts. (Real
+    lines of the 2022 corpus: M14's Japanese Angelic Wall, THS's Japanese bestow, Return to
+    Ravnica's French overload, Kaladesh's Chinese energy, Fate Reforged's Chinese Dragonscale
+    Boon.)"""
+    japanese, french = LOCALES[6], LOCALES[2]
+    assert (japanese.code, french.code) == ("ja", "fr")
+    shown = {
+        "防衛（このクリーチャーでは攻撃できない。）飛行": (
+            "<p>防衛<i>（このクリーチャーでは攻撃できない。）</i>飛行</p>"
+        ),
+        "授与（これはエンチャント（クリーチャー）を持つ。）": (
+            "<p>授与<i>（これはエンチャント（クリーチャー）を持つ。）</i></p>"
+        ),
+        "Surcharge (remplaçant « ciblé(e) » par « chaque ».)": (
+            "<p>Surcharge <i>(remplaçant « ciblé(e) » par « chaque ».)</i></p>"
+        ),
+        "（傷害與註明「消滅」的效應不會將它消滅。)": (
+            "<p><i>（傷害與註明「消滅」的效應不會將它消滅。)</i></p>"
+        ),
+    }
+    for text, expected in shown.items():
+        assert mana.rules_text(text, japanese) == Markup(expected)
+    # A Japanese keyword's object, in full-width parentheses right after it, is no reminder
+    # (THS's Japanese Auras, 5DN's affinity); the same parentheses in Chinese are.
+    chinese = LOCALES[9]
+    assert chinese.code == "zh-Hans"
+    assert mana.rules_text("神器共鸣（你每操控一个神器）", chinese) == Markup(
+        "<p>神器共鸣<i>（你每操控一个神器）</i></p>"
+    )
+    aura = "エンチャント（クリーチャー）\n親和（アーティファクト）（コストは{1}少なくなる。）"
+    assert mana.rules_text(aura, japanese) == Markup(
+        "<p>エンチャント（クリーチャー）</p>\n"
+        "<p>親和（アーティファクト）<i>（コストは"
+        + str(mana.mana_symbols("{1}", japanese))
+        + "少なくなる。）</i></p>"
+    )
+    assert mana.rules_text("Vol (un (deux) trois) quatre)", french) == Markup(
+        "<p>Vol <i>(un (deux) trois)</i> quatre)</p>"
+    )
 
 
 def test_symbols_among_english_text_say_their_language() -> None:
