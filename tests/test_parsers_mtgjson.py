@@ -11,7 +11,7 @@ import pytest
 from realdata import realdata
 
 from kb.importers import mtgjson, streams
-from kb.importers.mtgjson_texts import lines_apart, one_separator
+from kb.importers.mtgjson_texts import lines_apart, one_separator, without_markup
 from kb.records import (
     CardNameRecord,
     CardRecord,
@@ -290,6 +290,35 @@ def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missi
     }
     [text] = _of_type(_parse_json({"data": {"cards": [wall]}}), PrintedTextRecord)
     assert text.text == "Verteidiger.\nFliegend"
+
+
+def test_gatherers_escaped_markup_leaves_a_translation() -> None:
+    """MTGJSON keeps Gatherer's markup, escaped, in some translations (TSR, MH2, DKA, AVR,
+    KHM), and the page showed it as text."""
+    assert without_markup("Flankenangriff &lt;I&gt;(Immer wenn...)&lt;/I&gt;\nAussetzen 3") == (
+        "Flankenangriff (Immer wenn...)\nAussetzen 3"
+    )
+    assert without_markup("y luego barajar.&lt;/line&gt;\n&lt;line&gt;Sacrificar") == (
+        "y luego barajar.\nSacrificar"
+    )
+    assert without_markup("&gt;喪心～當醒夜舞者。具有威嚇異能。&gt;（此生物）") == (
+        "喪心～當醒夜舞者。具有威嚇異能。（此生物）"
+    )
+    assert without_markup("獲得兩個中毒指示物。&amp;") == "獲得兩個中毒指示物。"
+    assert (
+        without_markup("Vous gagnez 1 point de vie & plus") == "Vous gagnez 1 point de vie & plus"
+    )
+    knight = {
+        "name": "Riftmarked Knight",
+        "number": "38",
+        "identifiers": {"scryfallOracleId": "knight"},
+        "originalText": "Flanking (Whenever...)",
+        "foreignData": [
+            {"language": "German", "name": "Ritter", "text": "Flankenangriff &lt;I&gt;(Immer)"}
+        ],
+    }
+    [text] = _of_type(_parse_json({"data": {"cards": [knight]}}), PrintedTextRecord)
+    assert text.text == "Flankenangriff (Immer)"
 
 
 def test_a_translated_type_line_keeps_its_own_separator_once() -> None:

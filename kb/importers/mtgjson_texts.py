@@ -26,7 +26,7 @@ def as_printed(
     way the parser and the miner's samples read them."""
     if layout == "modal_dfc":
         english, text = without_other_face(english, text)
-    text = lines_apart(text, english, locale)
+    text = lines_apart(without_markup(text), english, locale)
     return AsPrinted(without_markers(english), without_markers(text), one_separator(type_line))
 
 
@@ -50,6 +50,23 @@ def without_other_face(english: str | None, text: str | None) -> tuple[str | Non
         if len(lines) == len(own.split("\n")) + reminder:
             text = "\n".join(lines[:-reminder])
     return own, text
+
+
+_MARKUP: Final = re.compile(
+    r"&lt;/?(?:i|line)&gt;|&gt;(?=[(（])|^&gt;|&amp;$", re.IGNORECASE | re.MULTILINE
+)
+"""Gatherer's markup that MTGJSON keeps, escaped, in some translations: TSR's "&lt;I&gt;(...)
+&lt;/I&gt;" around reminder text, MH2's Spanish "&lt;/line&gt;" and "&lt;line&gt;" around a
+line, DKA's and AVR's "&gt;" left before a reminder or an ability word, a "&amp;" at a text's
+end (KHM)."""
+
+
+def without_markup(text: str | None) -> str | None:
+    """The translation without Gatherer's escaped markup (``_MARKUP``), which its page showed
+    as text ("Flankenangriff &lt;I&gt;(Immer wenn..."); a text without "&" is as it is."""
+    if text is None or "&" not in text:
+        return text
+    return _MARKUP.sub("", text)
 
 
 _RUN_TOGETHER: Final = re.compile(r"(?<=[a-zß-öø-ÿа-яё.)])(?=[A-ZÀ-ÖØ-ÞА-ЯЁ{])")
