@@ -265,7 +265,8 @@ def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missi
     """MTGJSON runs some translations' lines together (M14's "...angreifen.)Fliegend"). Where
     the seams found (a lower-case letter, a full stop or a bracket, then a capital or a
     symbol) are exactly the lines missing beside the English text, they part them again;
-    otherwise, and in scripts without capitals, the text stays as it is."""
+    otherwise the text stays as it is. Scripts without capitals have seams of their own:
+    tested below."""
     english = "Defender (This creature can't attack.)\nFlying"
     assert lines_apart("Verteidiger (Kann nicht angreifen.)Fliegend", english, "de") == (
         "Verteidiger (Kann nicht angreifen.)\nFliegend"
@@ -278,7 +279,7 @@ def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missi
     # Two seams for one missing line, or lines apart already, or no seam to see: as it is.
     assert lines_apart("A.B.C", english, "fr") == "A.B.C"
     assert lines_apart("Verteidiger\nFliegend", english, "de") == "Verteidiger\nFliegend"
-    assert lines_apart("防衛飛行", english, "ja") == "防衛飛行"
+    assert lines_apart("防衛飛行", english, "ja") == "防衛飛行"  # no seam to see
     wall = {
         "name": "Angelic Wall",
         "number": "1",
@@ -290,6 +291,45 @@ def test_a_translations_lost_line_breaks_come_back_where_the_seams_are_the_missi
     }
     [text] = _of_type(_parse_json({"data": {"cards": [wall]}}), PrintedTextRecord)
     assert text.text == "Verteidiger.\nFliegend"
+
+
+def test_lines_run_together_in_korean_japanese_and_chinese_come_apart_at_sure_seams() -> None:
+    """Korean puts a space after a sentence: a full stop with a word at once after it is a
+    seam (M14's Academy Raider). Japanese and Chinese put none between sentences: only a
+    reminder's end before a word (M14's Japanese Angelic Wall), or a sentence's end before an
+    activated or loyalty ability's cost, is one. The rule of the seams being exactly the
+    missing lines holds as in other scripts: sentences one after the other in a Japanese line,
+    a quoted ability's end in Korean, a reminder inside a sentence are no seams."""
+    raider = "Intimidate (This creature can't be blocked.)\nWhenever Academy Raider deals damage"
+    wall = "Defender (This creature can't attack.)\nFlying"
+    land = "Enters tapped.\n{T}: Add {G}.\n+1: Scry 1."
+    two = "Draw a card.\nFlying"
+    cases = [  # locale, English, text, the text with its lines apart
+        (
+            "ko",
+            raider,
+            "위협 (이 생물은 있다.)마법학원 습격자가",
+            "위협 (이 생물은 있다.)\n마법학원 습격자가",
+        ),
+        (
+            "ko",
+            "Lose 3.\nFlashback",
+            "생명 3점을 잃는다.회상 {4}{R}",
+            "생명 3점을 잃는다.\n회상 {4}{R}",
+        ),
+        ("ja", wall, "防衛（攻撃できない。）飛行", "防衛（攻撃できない。）\n飛行"),
+        (
+            "zh-Hans",
+            land,
+            "须横置进战场。{T}：加{G}。+1：占卜1。",
+            "须横置进战场。\n{T}：加{G}。\n+1：占卜1。",
+        ),
+        ("ja", two, "カードを１枚引く。そうした場合、飛行を得る。", None),
+        ("ko", two, '"{T}: 1점을 입힌다."를 얻는다.', None),
+        ("zh-Hans", two, "得到{E}{E}（两个能量指示物）。", None),
+    ]
+    for locale, english, text, apart in cases:
+        assert lines_apart(text, english, locale) == (apart or text), text
 
 
 def test_gatherers_escaped_markup_leaves_a_translation() -> None:

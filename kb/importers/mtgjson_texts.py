@@ -72,23 +72,37 @@ def without_markup(text: str | None) -> str | None:
 _RUN_TOGETHER: Final = re.compile(r"(?<=[a-zß-öø-ÿа-яё.)])(?=[A-ZÀ-ÖØ-ÞА-ЯЁ{])")
 """Where two lines run together: a lower-case letter, a full stop or a closing bracket, then at
 once a capital or a symbol ("angreifen.)Fliegend", "KreaturWenn", "Spiel.{T}")."""
-_CASELESS: Final = frozenset({"ja", "ko", "zh-Hans", "zh-Hant"})
-"""Scripts whose run-together lines show no seam."""
+_AFTER_KOREAN_SEAM: Final = r"[^\s.,)\]}」』”’\"':;!?·…~\-—]"
+_KOREAN_SEAM: Final = re.compile(rf"(?:(?<=\.)|(?<=\.\)))(?={_AFTER_KOREAN_SEAM})")
+"""Korean puts a space after a sentence: a full stop (or a reminder's ".)") with a word or a
+symbol at once after it is where two lines run together ("있다.)마법학원", "잃는다.회상")."""
+_CJK_SEAM: Final = re.compile(
+    r"(?<=。）)(?=[^\s。、，．）)」』”（(：:・ー])"
+    r"|(?<=[。）])(?=(?:\{[^{}]+\})+[^。（(]*?[：:])"
+    r"|(?<=[。）])(?=[＋+−\-－][0-9０-９XＸ]+[：:])"
+)
+"""Japanese and Chinese put no space between sentences, so only three seams are sure: a
+reminder's end ("。）") with a word at once after it ("防衛（...。）飛行"), and a sentence's or
+a reminder's end before an activated ability's cost ("。{T}：") or a loyalty ability
+("。−3：")."""
+_SEAMS: Final = {"ko": _KOREAN_SEAM, "ja": _CJK_SEAM, "zh-Hans": _CJK_SEAM, "zh-Hant": _CJK_SEAM}
+"""The seams of the locales whose scripts have no capitals; the others' are _RUN_TOGETHER."""
 
 
 def lines_apart(text: str | None, english: str | None, locale: str) -> str | None:
     """A translation whose line breaks MTGJSON lost, its lines apart again: M14's German
     Angelic Wall, "Verteidiger (Diese Kreatur kann nicht angreifen.)Fliegend", where the
-    English says "Defender (...)" and "Flying" on two lines. Only where the seams found are
-    exactly the lines missing beside the English text; any other text stays as it is."""
-    if text is None or english is None or locale in _CASELESS:
+    English says "Defender (...)" and "Flying" on two lines. Only where the seams found (the
+    locale's: ``_SEAMS``) are exactly the lines missing beside the English text; any other text
+    stays as it is."""
+    if text is None or english is None:
         return text
     missing = len([line for line in english.split("\n") if line.strip()]) - len(
         [line for line in text.split("\n") if line.strip()]
     )
     if missing <= 0:
         return text
-    seams = [found.start() for found in _RUN_TOGETHER.finditer(text)]
+    seams = [found.start() for found in _SEAMS.get(locale, _RUN_TOGETHER).finditer(text)]
     if len(seams) != missing:
         return text
     pieces = [text[start:end] for start, end in zip([0, *seams], [*seams, len(text)], strict=True)]
