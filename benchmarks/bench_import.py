@@ -177,14 +177,14 @@ def _report(label: str, result: dict[str, list[Any]]) -> None:
     ratio = child.median_ratio(_seconds(first), _seconds(floor))
     print(
         f"  kb import                {_median(first, 'seconds'):7.2f} s"
-        f"  {_median(first, 'peak_mb'):6.0f} MB  = {ratio:.2f} × floor (target ≤ 3)"
+        f"  {_median(first, 'peak_mb'):6.0f} MB  = {ratio:.3f} × floor (target ≤ 3)"
     )
     if _median(first, "mining"):  # the synthetic corpus has no printed texts to mine
         mining = child.median_ratio([report["mining"] for report in first], _seconds(first))
         print(
             f"  mining inside it         {_median(first, 'mining'):7.2f} s"
             f"  {_median(first, 'helper_peak_mb'):6.0f} MB (its largest helper process)"
-            f"  = {mining:.2f} × import (target ≤ 0.25)"
+            f"  = {mining:.3f} × import (target ≤ 0.25)"
         )
     # The 0.5 bound is the plain re-import's: --force proves every record unchanged.
     for key, name, bound in (
@@ -195,14 +195,14 @@ def _report(label: str, result: dict[str, list[Any]]) -> None:
         ratio = child.median_ratio(_seconds(again), _seconds(first))
         print(
             f"  kb import {name:<14} {_median(again, 'seconds'):7.2f} s"
-            f"  {_median(again, 'peak_mb'):6.0f} MB  = {ratio:.2f} × import{bound},"
+            f"  {_median(again, 'peak_mb'):6.0f} MB  = {ratio:.3f} × import{bound},"
             f" rows written: {max(report['written'] for report in again)} (target 0)"
         )
     if peer := result.get("peer"):
         ratio = child.median_ratio(_seconds(first), _seconds(peer))
         print(
             f"  mtgsqlive conversion     {_median(peer, 'seconds'):7.2f} s"
-            f"  {_median(peer, 'peak_mb'):6.0f} MB: kb import = {ratio:.2f} × it (target ≤ 1.5)"
+            f"  {_median(peer, 'peak_mb'):6.0f} MB: kb import = {ratio:.3f} × it (target ≤ 1.5)"
         )
 
 
