@@ -143,15 +143,17 @@ def _face_samples(
     english_type = face.get("originalType") or face.get("type")
     for entry in face.get("foreignData") or ():  # type: ignore[attr-defined]
         locale = canonical_locale(str(entry.get("language") or ""))
+        if locale is None or locale == "en":
+            continue
         printed = as_printed(  # as the import reads them
             face.get("layout"),
             face.get("originalText"),  # type: ignore[arg-type]
             entry.get("text"),
             str(entry["type"]) if entry.get("type") else None,
-            locale or "",
+            locale,
         )
         localized = lines(printed.text)
-        if locale is None or locale == "en" or not (localized or printed.type_line):
+        if not (localized or printed.type_line):
             continue
         english = english_lines(printed.english, face.get("text"), localized)  # type: ignore[arg-type]
         key = (str(oracle_id or full_name), locale, card)

@@ -153,7 +153,10 @@ def rules_text(text: str, locale: Locale, among_english: bool = False) -> Markup
     costs ({T}, {1}) recur on most cards: the text's locale-free parts and each cost's symbols
     per locale are kept (``_parts``, ``_symbols``), which makes the real Oracle texts about
     six times as quick to show. tests/test_mana.py proves it equal to the text made afresh."""
-    return _drawn(_parts(text, locale.code == "ja"), locale, among_english)
+    # Only a Japanese text in full-width parentheses reads them otherwise: any other text (the
+    # Oracle text on every page) keeps one entry of _parts for all eleven locales.
+    japanese = locale.code == "ja" and "（" in text
+    return _drawn(_parts(text, japanese), locale, among_english)
 
 
 def ruling_text(text: str, locale: Locale) -> Markup:
