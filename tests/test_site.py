@@ -152,6 +152,27 @@ def test_pages_without_a_localized_name_mark_the_english_one(demo_site: Path) ->
     ).read_text("utf-8")
 
 
+def test_an_english_name_in_another_script_is_marked_english(
+    demo_store: Engine, tmp_path: Path
+) -> None:
+    """A Japanese or Chinese "translation" that is the English name is a gap in the source
+    (MTGJSON gives 153 Simplified Chinese names of Portal Three Kingdoms in English): it is
+    marked English, as where there is no name, on the card's page and in its A–Z section. In
+    German the same name is a German word ("Opposition"), and stays unmarked."""
+    same = {"de": "Opposition", "ja": "Opposition", "zh-Hans": "Opposition", "ru": "Оппозиция"}
+    _add_card(demo_store, "Opposition", **same)
+    site = tmp_path / "site"
+    build(demo_store, site)
+    for folder, marked in (("de", ""), ("ja", ' lang="en"'), ("zh-hans", ' lang="en"')):
+        page = (site / folder / "cards/opposition.html").read_text("utf-8")
+        assert f"<h1{marked}>Opposition</h1>" in page, folder
+        assert '<p class="english-name"' not in page, folder
+        section = (site / _section(site, folder, "O")).read_text("utf-8")
+        assert f'<a href="../../{folder}/cards/opposition.html"{marked}>Opposition</a>' in section
+    russian = (site / "ru/cards/opposition.html").read_text("utf-8")
+    assert "<h1>Оппозиция</h1>" in russian
+
+
 def test_a_to_z_section_page_has_no_alternates_and_switches_to_a_to_z_pages(
     demo_site: Path,
 ) -> None:

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from kb import schema as tables
 from kb.batches import chunks
-from kb.site.views import CardEntry, ChangeView, RecentChanges, SiteIndex
+from kb.site.views import CardEntry, ChangeView, RecentChanges, SiteIndex, shown_name
 
 FEED_LENGTH = 100
 """Changes a feed and a recent changes page show, the newest first."""
@@ -238,7 +238,8 @@ def _add_names(
             .order_by(names.c.card_id, names.c.locale)
         )
         for card_id, locale, name in connection.execute(query):
-            cards[card_id].names[locale] = name
+            if shown_name(locale, name, cards[card_id].name):
+                cards[card_id].names[locale] = name
     if known is not None:
         known.clear()
         known.update((card_id, card.names) for card_id, card in cards.items())

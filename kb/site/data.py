@@ -28,6 +28,7 @@ from kb.site.views import (
     RulingView,
     SiteIndex,
     Tag,
+    shown_name,
 )
 
 RESERVED_SLUGS = frozenset({"index"})
@@ -261,7 +262,8 @@ def localized_cards(
         locale: [
             LocalizedCard(
                 card.name,
-                found.get(card.id) or (card.name if locale == "en" else None),
+                shown_name(locale, found.get(card.id), card.name)
+                or (card.name if locale == "en" else None),
                 card.id,
                 card.slug,
             )
@@ -306,7 +308,7 @@ def load_cards(
         .where(of_these_cards(tables.card_names.c.card_id))
         .order_by(tables.card_names.c.card_id, tables.card_names.c.locale)
     ).all():
-        if card_id in cards:
+        if card_id in cards and shown_name(locale, name, cards[card_id].name):
             cards[card_id].names[locale] = name
     for card_id, oracle_faces in card_texts.oracle_faces(connection, of_these_cards).items():
         if card_id in cards:

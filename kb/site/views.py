@@ -37,6 +37,22 @@ class RulingView:
     """Reviewed community translations by locale code."""
 
 
+OTHER_SCRIPTS = frozenset({"ja", "ko", "ru", "zh-Hans", "zh-Hant"})
+"""The locales written in another script than English."""
+
+
+def shown_name(locale: str, name: str | None, english: str) -> str | None:
+    """A card's name in ``locale`` as its pages show it: none where it is the English name in a
+    locale written in another script, a gap in the source (MTGJSON gives 153 Simplified
+    Chinese names of Portal Three Kingdoms, a set printed in Chinese, in English). The pages
+    then show the English name marked as English, which a screen reader says in English. In a
+    locale written in Latin letters such a name is often the locale's own word or a proper
+    name (German "Opposition", "Liliana Vess"): it stays."""
+    if name == english and locale in OTHER_SCRIPTS:
+        return None
+    return name
+
+
 @dataclass(slots=True)
 class Named:
     """Something with an English name and localized names."""
