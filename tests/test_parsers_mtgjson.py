@@ -11,7 +11,7 @@ import pytest
 from realdata import realdata
 
 from kb.importers import mtgjson, streams
-from kb.importers.mtgjson_texts import lines_apart, one_separator, without_markup
+from kb.importers.mtgjson_texts import english_copy, lines_apart, one_separator, without_markup
 from kb.records import (
     CardNameRecord,
     CardRecord,
@@ -359,6 +359,40 @@ def test_gatherers_escaped_markup_leaves_a_translation() -> None:
     }
     [text] = _of_type(_parse_json({"data": {"cards": [knight]}}), PrintedTextRecord)
     assert text.text == "Flankenangriff (Immer)"
+
+
+def test_a_translation_that_is_the_english_text_is_no_printed_text() -> None:
+    """AFR's Trelasarra, Moon Dancer has its English type line and text in all ten languages;
+    the pages showed them as each locale's printed text. In Latin letters only a sentence
+    counts: French "Vigilance" is French. A Japanese text stays, even where MTGJSON's English
+    is that Japanese text too."""
+    english = "Whenever you gain life, put a +1/+1 counter on Trelasarra."
+    assert english_copy(english, english, "de")
+    assert english_copy(english, english, "ja")
+    assert english_copy("Flying", "Flying", "ja")
+    assert not english_copy("Vigilance", "Vigilance", "fr")
+    assert not english_copy("Ninjutsu {3}{B}", "Ninjutsu {3}{B}", "de")
+    assert not english_copy("Wann immer du Lebenspunkte erhältst, ...", english, "de")
+    japanese = "+2：各プレイヤーはそれぞれカードを１枚引く。"
+    assert not english_copy(japanese, japanese, "ja")
+    trelasarra = {
+        "name": "Trelasarra, Moon Dancer",
+        "number": "236",
+        "identifiers": {"scryfallOracleId": "trelasarra"},
+        "originalText": english,
+        "originalType": "Legendary Creature — Elf Cleric",
+        "foreignData": [
+            {
+                "language": language,
+                "name": "Trelasarra, Moon Dancer",
+                "text": text,
+                "type": "Legendary Creature — Elf Cleric",
+            }
+            for language, text in (("German", english), ("French", "Vigilance"))
+        ],
+    }
+    [text] = _of_type(_parse_json({"data": {"cards": [trelasarra]}}), PrintedTextRecord)
+    assert (text.locale, text.text) == ("fr", "Vigilance")
 
 
 def test_a_translated_type_line_keeps_its_own_separator_once() -> None:

@@ -378,6 +378,8 @@ class _OracleCards:
             type_line,
             locale,
         )
+        if printed.text is None and printed.type_line is None:
+            return  # the English copied (mtgjson_texts.english_copy): no printed text
         self._texts[text_key] = PrintedTextRecord(
             card,
             locale,

@@ -26,8 +26,28 @@ def as_printed(
     way the parser and the miner's samples read them."""
     if layout == "modal_dfc":
         english, text = without_other_face(english, text)
-    text = lines_apart(without_markup(text), english, locale)
-    return AsPrinted(without_markers(english), without_markers(text), one_separator(type_line))
+    text = without_markers(lines_apart(without_markup(text), english, locale))
+    english = without_markers(english)
+    if english_copy(text, english, locale):
+        return AsPrinted(english, None, None)
+    return AsPrinted(english, text, one_separator(type_line))
+
+
+_LATIN_SCRIPT: Final = frozenset({"en", "de", "fr", "it", "es", "pt-BR"})
+_LETTERS: Final = re.compile(r"[A-Za-z]{2,}")
+
+
+def english_copy(text: str | None, english: str | None, locale: str) -> bool:
+    """Whether a printing's "translation" is its English text: a gap in MTGJSON's data (AFR's
+    Trelasarra, Moon Dancer has its English type line and text in all ten languages), which the
+    page would show as the locale's printed text, and which would vote English words for the
+    locale's names. In a locale written in Latin letters only a sentence counts: keywords are
+    often the same words (French "Vigilance", "Menace"; "Bushido 2"). A text in the locale's
+    own script is no copy, even where MTGJSON's English is that text too (two Japanese-only
+    planeswalkers)."""
+    if text is None or text != english or not _LETTERS.search(text):
+        return False
+    return locale not in _LATIN_SCRIPT or "." in text
 
 
 _OTHER_FACE: Final = "\n\n\n"
