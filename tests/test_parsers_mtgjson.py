@@ -11,7 +11,13 @@ import pytest
 from realdata import realdata
 
 from kb.importers import mtgjson, streams
-from kb.importers.mtgjson_texts import english_copy, lines_apart, one_separator, without_markup
+from kb.importers.mtgjson_texts import (
+    english_copy,
+    lines_apart,
+    lines_joined,
+    one_separator,
+    without_markup,
+)
 from kb.records import (
     CardNameRecord,
     CardRecord,
@@ -330,6 +336,27 @@ def test_lines_run_together_in_korean_japanese_and_chinese_come_apart_at_sure_se
     ]
     for locale, english, text, apart in cases:
         assert lines_apart(text, english, locale) == (apart or text), text
+
+
+def test_line_breaks_inside_a_sentence_are_joined_where_the_english_has_fewer_lines() -> None:
+    """AFR's Blue Dragon in French breaks a sentence over two lines, where the English has it
+    on one; a break is joined only where the breaks found are exactly the lines too many."""
+    english = "Flying\nLightning Breath — When Blue Dragon enters the battlefield, until..."
+    broken = "Vol\nSouffle de foudre— Quand le Dragon bleu arrive\nsur le champ de bataille, ..."
+    assert lines_joined(broken, english) == (
+        "Vol\nSouffle de foudre— Quand le Dragon bleu arrive sur le champ de bataille, ..."
+    )
+    assert lines_joined("Vol\nvigilance", "Flying\nVigilance") == "Vol\nvigilance"  # as many
+    # Two lines too many, one break: not sure which lines are the card's.
+    assert lines_joined("Vol\nvigilance\nCélérité", "Flying") == "Vol\nvigilance\nCélérité"
+    assert lines_joined("飛行\n警戒", "Flying") == "飛行\n警戒"  # no capitals: no sure break
+    reminder = "Reach (It can block creatures\nwith flying.)"
+    assert lines_joined("Portée. (Elle peut bloquer les créatures\navec le vol.)", reminder) == (
+        "Portée. (Elle peut bloquer les créatures\navec le vol.)"
+    )
+    assert lines_joined("Portée. (Elle peut bloquer les créatures\navec le vol.)", "Reach") == (
+        "Portée. (Elle peut bloquer les créatures avec le vol.)"
+    )
 
 
 def test_gatherers_escaped_markup_leaves_a_translation() -> None:

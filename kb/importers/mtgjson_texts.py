@@ -26,7 +26,8 @@ def as_printed(
     way the parser and the miner's samples read them."""
     if layout == "modal_dfc":
         english, text = without_other_face(english, text)
-    text = without_markers(lines_apart(without_markup(text), english, locale))
+    text = without_markup(text)
+    text = without_markers(lines_joined(lines_apart(text, english, locale), english))
     english = without_markers(english)
     if english_copy(text, english, locale):
         return AsPrinted(english, None, None)
@@ -127,6 +128,27 @@ def lines_apart(text: str | None, english: str | None, locale: str) -> str | Non
         return text
     pieces = [text[start:end] for start, end in zip([0, *seams], [*seams, len(text)], strict=True)]
     return "\n".join(pieces)
+
+
+_BROKEN: Final = re.compile(r"(?<=[\w,])\n(?=[a-zß-öø-ÿа-яё])")
+"""A line break inside a sentence: after a word or a comma, before a lower-case letter ("Quand le
+Dragon bleu arrive\nsur le champ de bataille")."""
+
+
+def lines_joined(text: str | None, english: str | None) -> str | None:
+    """A translation with line breaks inside its sentences, joined again: AFR's French Blue
+    Dragon, "Quand le Dragon bleu arrive" and "sur le champ de bataille, ..." on two lines
+    where the English has one. Only where the breaks found (``_BROKEN``) are exactly the lines
+    too many beside the English text, as ``lines_apart`` the other way; any other text stays
+    as it is. Scripts without capitals have no such sure break."""
+    if text is None or english is None:
+        return text
+    extra = len([line for line in text.split("\n") if line.strip()]) - len(
+        [line for line in english.split("\n") if line.strip()]
+    )
+    if extra <= 0 or len(_BROKEN.findall(text)) != extra:
+        return text
+    return _BROKEN.sub(" ", text)
 
 
 _HYPHEN_AFTER_SEPARATOR: Final = re.compile(r"([—―:]) - ")
