@@ -16,7 +16,9 @@ from sqlalchemy import select, text
 from sqlalchemy.engine import Engine
 
 from kb import schema
+from kb.importers.mtgjson import partly_english
 from kb.importing import ImportOptions, run_import
+from kb.loader.names import more_english
 from kb.records import ParseError
 from kb.site.card_texts import FaceView, PrintedView
 from kb.site.data import load_cards
@@ -219,6 +221,51 @@ def test_faces_named_in_english_take_their_part_of_the_translated_name(
     assert summary.counts["texts faces named"] > 0
     again = run_import(engine, sets("AKH", "C19"), ImportOptions(force=True))
     assert again.counts["texts faces named"] == 0 and not again.changed
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("runs", [["AFC ELD"], ["AFC", "ELD"], ["ELD", "AFC"]])
+def test_a_name_partly_in_english_gives_way_to_a_whole_translation(
+    engine: Engine, runs: list[str]
+) -> None:
+    """AFC (2021) names Realm-Cloaked Giant // Cast Off "Realm-Cloaked Giant // Abstreifen" in
+    German, one face in English; ELD (2019) "Reichsmantel-Riese // Abstreifen". The card's name
+    is ELD's whatever the order, and the text AFC's, its faces named by that name."""
+    for run in runs:
+        run_import(engine, sets(*run.split()))
+    card = "Realm-Cloaked Giant // Cast Off"
+    with engine.connect() as connection:
+        names = dict(
+            connection.execute(
+                select(schema.card_names.c.locale, schema.card_names.c.name)
+                .join(schema.cards, schema.cards.c.id == schema.card_names.c.card_id)
+                .where(schema.cards.c.name == card, schema.card_names.c.locale.in_(["de", "ja"]))
+            ).all()
+        )
+    assert names == {"de": "Reichsmantel-Riese // Abstreifen", "ja": "王国まといの巨人 // 脱ぎ捨て"}
+    assert [(f["printed_name"], f["set_code"]) for f in printed(engine, card)] == [
+        ("Reichsmantel-Riese", "AFC"),
+        ("Abstreifen", "AFC"),
+    ]
+
+
+def test_a_name_that_says_more_english_gives_way() -> None:
+    english = "Realm-Cloaked Giant // Cast Off"
+    assert more_english(
+        "Realm-Cloaked Giant // Abstreifen", "Reichsmantel-Riese // Abstreifen", english
+    )
+    assert more_english(english, "Realm-Cloaked Giant // Abstreifen", english)
+    assert not more_english(
+        "Reichsmantel-Riese // Abstreifen", "Realm-Cloaked Giant // Abstreifen", english
+    )
+    assert not more_english("Reichsmantel-Riese // Abstreifen", "Riese // Abstreifen", english)
+    assert more_english("Lightning Bolt", "Blitzschlag", "Lightning Bolt")
+    assert not more_english("Blitz", "Blitzschlag", "Lightning Bolt")
+    assert not more_english("Blitz", "Blitzschlag", None)
+    assert partly_english("Realm-Cloaked Giant // Abstreifen", english)
+    assert not partly_english(english, english)
+    assert not partly_english("Reichsmantel-Riese // Abstreifen", english)
+    assert not partly_english("Blitzschlag", "Lightning Bolt")
 
 
 @pytest.mark.realdata

@@ -316,7 +316,7 @@ class _OracleCards:
                 locale = canonical_locale(language) or language
                 if (key, locale) not in self._yielded_names:
                     name = self._foreign_name(face, entry, where)
-                    if name != card.name:
+                    if name != card.name and not partly_english(name, card.name or ""):
                         self._yielded_names.add((key, locale))
                     yield CardNameRecord(card, locale, name, where=at)
                 text = optional_str(entry, "text", at, self._path)
@@ -392,19 +392,21 @@ class _OracleCards:
             english_type_line=optional_str(english.face, "originalType", english.where, self._path),
             english_text=printed.english,
             printing=english.printing,
-            card_name=self._printing_name(english, entry),
+            card_name=self._printing_name(english, entry, card.name or ""),
             where=at,
         )
 
-    def _printing_name(self, english: _EnglishFace, entry: Face) -> str | None:
-        """The printing's name of the card, beside its text; None where it names no card: a
-        promotional printing under another name (the Godzilla series prints that one too,
-        "不思議な卵 (モスラの巨大な繭)"), or a name whose brackets do not pair (Japanese ruby
-        cut off: "リリアナの軍旗手（しゅ")."""
+    def _printing_name(self, english: _EnglishFace, entry: Face, card_name: str) -> str | None:
+        """The printing's name of the card (``card_name`` in English), beside its text; None
+        where it names no card: a promotional printing under another name (the Godzilla series
+        prints that one too, "不思議な卵 (モスラの巨大な繭)"), a name whose brackets do not pair
+        (Japanese ruby cut off: "リリアナの軍旗手（しゅ"), or one partly English."""
         if english.face.get("flavorName"):
             return None
         name = self._foreign_name(english.face, entry, english.where)
         if name.count("(") != name.count(")") or name.count("（") != name.count("）"):
+            return None
+        if partly_english(name, card_name):
             return None
         return name
 
@@ -417,6 +419,17 @@ class _OracleCards:
             face_name = optional_str(entry, "faceName", where, self._path)
             return face_name or required_str(entry, "name", where, self._path)
         return _collapsed_faces(required_str(entry, "name", where, self._path))[0]
+
+
+def partly_english(name: str, english: str) -> bool:
+    """Whether a card's foreign name of several faces names some of them in English and
+    translates the others (AFC's German "Realm-Cloaked Giant // Abstreifen"): not a translation
+    of the card's name, but a gap in the source that another printing's fills."""
+    faces, english_faces = name.split(FACE_SEPARATOR), english.split(FACE_SEPARATOR)
+    if len(faces) != len(english_faces) or len(faces) < 2:
+        return False
+    same = sum(face == english for face, english in zip(faces, english_faces, strict=True))
+    return 0 < same < len(faces)
 
 
 def _shown(value: object) -> str:

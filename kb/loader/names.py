@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Table, and_, update
 
 from kb.loader.state import LoadState
+from kb.records import FACE_SEPARATOR
 
 Key = tuple[int, str]
 """A name's owner id and locale."""
@@ -34,9 +35,10 @@ class Names:
         count_unchanged: bool = True,
     ) -> None:
         """Insert (owner id, locale) → name rows, and change differing ones if ``replace``, or
-        where ``replace`` says the stored name's source gives way, or where the stored name is
-        the one ``translating`` gives for its key (a card's English name, standing where a
-        translation comes). An editor's name gives way only where ``replace`` is True.
+        where ``replace`` says the stored name's source gives way, or where the stored name
+        says more of the one ``translating`` gives for its key than the wanted name does (a
+        card's English name, or more of its faces, standing where a translation comes:
+        ``more_english``). An editor's name gives way only where ``replace`` is True.
         ``count_unchanged``: count the others too (not where the names are a second reading of
         records counted already)."""
         translating = translating or {}
@@ -61,7 +63,10 @@ class Names:
                 replace is True
                 or (
                     source is not None
-                    and (translating.get(key) == old or (callable(replace) and replace(source)))
+                    and (
+                        more_english(old, name, translating.get(key))
+                        or (callable(replace) and replace(source))
+                    )
                 )
             ):
                 self.state.connection.execute(
@@ -81,3 +86,24 @@ class Names:
             self.state.bulk.insert(table, columns, new_rows)
             if with_source:
                 self.state.summary.counts[f"{counter} new"] += len(new_rows)
+
+
+def more_english(old: str, new: str, english: str | None) -> bool:
+    """Whether the name ``old`` says more of the English name than ``new`` does: it is the
+    English name, or more of a card's faces are their English names in it. Some printings name
+    one face in English and translate the other (AFC's German "Realm-Cloaked Giant //
+    Abstreifen", where ELD's is "Reichsmantel-Riese // Abstreifen"): a gap in the source, which
+    a fuller translation fills."""
+    if english is None or old == new:
+        return False
+    if old == english:
+        return True
+    english_faces = english.split(FACE_SEPARATOR)
+    old_faces, new_faces = old.split(FACE_SEPARATOR), new.split(FACE_SEPARATOR)
+    if not len(english_faces) == len(old_faces) == len(new_faces) > 1:
+        return False
+    return _same(old_faces, english_faces) > _same(new_faces, english_faces)
+
+
+def _same(faces: list[str], english_faces: list[str]) -> int:
+    return sum(face == english for face, english in zip(faces, english_faces, strict=True))
