@@ -22,8 +22,9 @@ def as_printed(
     layout: object, english: str | None, text: str | None, type_line: str | None, locale: str
 ) -> AsPrinted:
     """Every repair, in order, of a face's printed texts in ``locale`` beside its printed
-    English (MTGJSON ``originalText``); ``layout`` is the face's (MTGJSON ``layout``). The one
-    way the parser and the miner's samples read them."""
+    English (MTGJSON ``originalText``); ``layout`` is the face's (MTGJSON ``layout``). No text
+    and no type line where the text is the English copied (``english_copy``). The one way the
+    parser and the miner's samples read them."""
     if layout == "modal_dfc":
         english, text = without_other_face(english, text)
     text = without_markup(text)
