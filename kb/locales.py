@@ -45,6 +45,9 @@ LOCALES: tuple[Locale, ...] = (
 )
 LOCALE_CODES: tuple[str, ...] = tuple(locale.code for locale in LOCALES)
 BY_CODE: dict[str, Locale] = {locale.code: locale for locale in LOCALES}
+LATIN_SCRIPT: frozenset[str] = frozenset({"en", "de", "fr", "it", "es", "pt-BR"})
+"""The locales written in Latin letters, as English is; Japanese, Korean, Russian and Chinese
+are not: there a name or text in Latin letters is English left untranslated."""
 
 # Spellings seen in the sources, compared case-insensitively. Scryfall `lang` codes, MTGJSON
 # `foreignData.language` names, Gatherer URL locales and POSIX/Babel identifiers.

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
+from kb.locales import LATIN_SCRIPT
+
 _LEVEL_MARKER: Final = re.compile(r"//Level_\d+//")
 
 
@@ -35,7 +37,6 @@ def as_printed(
     return AsPrinted(english, text, one_separator(type_line))
 
 
-_LATIN_SCRIPT: Final = frozenset({"en", "de", "fr", "it", "es", "pt-BR"})
 _LETTERS: Final = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -49,7 +50,7 @@ def english_copy(text: str | None, english: str | None, locale: str) -> bool:
     planeswalkers)."""
     if text is None or text != english or not _LETTERS.search(text):
         return False
-    return locale not in _LATIN_SCRIPT or "." in text
+    return locale not in LATIN_SCRIPT or "." in text
 
 
 _OTHER_FACE: Final = "\n\n\n"

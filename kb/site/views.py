@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar, NamedTuple
 
+from kb.locales import LATIN_SCRIPT
 from kb.site.card_texts import FaceView, PrintedView
 from kb.site.forms import Items
 
@@ -37,10 +38,6 @@ class RulingView:
     """Reviewed community translations by locale code."""
 
 
-OTHER_SCRIPTS = frozenset({"ja", "ko", "ru", "zh-Hans", "zh-Hant"})
-"""The locales written in another script than English."""
-
-
 def shown_name(locale: str, name: str | None, english: str) -> str | None:
     """A card's name in ``locale`` as its pages show it: none where it is the English name in a
     locale written in another script, a gap in the source (MTGJSON gives 153 Simplified
@@ -48,7 +45,7 @@ def shown_name(locale: str, name: str | None, english: str) -> str | None:
     then show the English name marked as English, which a screen reader says in English. In a
     locale written in Latin letters such a name is often the locale's own word or a proper
     name (German "Opposition", "Liliana Vess"): it stays."""
-    if name == english and locale in OTHER_SCRIPTS:
+    if name == english and locale not in LATIN_SCRIPT:
         return None
     return name
 
