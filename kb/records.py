@@ -17,6 +17,15 @@ FACE_TEXT_SEPARATOR = "\n//\n"
 """Between the faces' rules texts, in a card's Oracle text."""
 
 
+def english_faces(name: str, english: str) -> int | None:
+    """How many faces of a card of several faces ``name`` gives as their English names
+    (``english`` is the card's English name); None where it does not name those faces."""
+    faces, originals = name.split(FACE_SEPARATOR), english.split(FACE_SEPARATOR)
+    if len(faces) != len(originals) or len(faces) < 2:
+        return None
+    return sum(face == original for face, original in zip(faces, originals, strict=True))
+
+
 @dataclass(frozen=True)
 class CardRef:
     """How a record names its card. At least one field is set."""

@@ -54,6 +54,7 @@ from kb.records import (
     PrintedTextRecord,
     Printing,
     RulingRecord,
+    english_faces,
 )
 
 MtgjsonRecord = CardRecord | CardNameRecord | RulingRecord | PrintedTextRecord
@@ -425,11 +426,8 @@ def partly_english(name: str, english: str) -> bool:
     """Whether a card's foreign name of several faces names some of them in English and
     translates the others (AFC's German "Realm-Cloaked Giant // Abstreifen"): not a translation
     of the card's name, but a gap in the source that another printing's fills."""
-    faces, english_faces = name.split(FACE_SEPARATOR), english.split(FACE_SEPARATOR)
-    if len(faces) != len(english_faces) or len(faces) < 2:
-        return False
-    same = sum(face == english for face, english in zip(faces, english_faces, strict=True))
-    return 0 < same < len(faces)
+    same = english_faces(name, english)
+    return same is not None and 0 < same < name.count(FACE_SEPARATOR) + 1
 
 
 def _shown(value: object) -> str:

@@ -120,9 +120,7 @@ def lines_apart(text: str | None, english: str | None, locale: str) -> str | Non
     stays as it is."""
     if text is None or english is None:
         return text
-    missing = len([line for line in english.split("\n") if line.strip()]) - len(
-        [line for line in text.split("\n") if line.strip()]
-    )
+    missing = _line_count(english) - _line_count(text)
     if missing <= 0:
         return text
     seams = [found.start() for found in _SEAMS.get(locale, _RUN_TOGETHER).finditer(text)]
@@ -145,12 +143,16 @@ def lines_joined(text: str | None, english: str | None) -> str | None:
     as it is. Scripts without capitals have no such sure break."""
     if text is None or english is None:
         return text
-    extra = len([line for line in text.split("\n") if line.strip()]) - len(
-        [line for line in english.split("\n") if line.strip()]
-    )
+    extra = _line_count(text) - _line_count(english)
     if extra <= 0 or len(_BROKEN.findall(text)) != extra:
         return text
     return _BROKEN.sub(" ", text)
+
+
+def _line_count(text: str) -> int:
+    """The text's lines but the blank ones: how ``lines_apart`` and ``lines_joined`` compare a
+    translation with its English."""
+    return sum(1 for line in text.split("\n") if line.strip())
 
 
 _HYPHEN_AFTER_SEPARATOR: Final = re.compile(r"([—―:]) - ")

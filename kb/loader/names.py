@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Table, and_, update
 
 from kb.loader.state import LoadState
-from kb.records import FACE_SEPARATOR
+from kb.records import english_faces
 
 Key = tuple[int, str]
 """A name's owner id and locale."""
@@ -98,12 +98,5 @@ def more_english(old: str, new: str, english: str | None) -> bool:
         return False
     if old == english:
         return True
-    english_faces = english.split(FACE_SEPARATOR)
-    old_faces, new_faces = old.split(FACE_SEPARATOR), new.split(FACE_SEPARATOR)
-    if not len(english_faces) == len(old_faces) == len(new_faces) > 1:
-        return False
-    return _same(old_faces, english_faces) > _same(new_faces, english_faces)
-
-
-def _same(faces: list[str], english_faces: list[str]) -> int:
-    return sum(face == english for face, english in zip(faces, english_faces, strict=True))
+    old_same, new_same = english_faces(old, english), english_faces(new, english)
+    return old_same is not None and new_same is not None and old_same > new_same
