@@ -12,9 +12,13 @@ from realdata import realdata
 
 from kb.importers import mtgjson, streams
 from kb.importers.mtgjson_texts import (
+    as_printed,
     english_copy,
+    english_mended,
     lines_apart,
+    lines_by_sentences,
     lines_joined,
+    one_kind_of_break,
     one_separator,
     without_markup,
 )
@@ -336,6 +340,72 @@ def test_lines_run_together_in_korean_japanese_and_chinese_come_apart_at_sure_se
     ]
     for locale, english, text, apart in cases:
         assert lines_apart(text, english, locale) == (apart or text), text
+
+
+def test_lines_run_together_with_a_space_come_apart_where_the_english_lines_end() -> None:
+    """SOK's German Eternal Dominion runs "Epic (...)" into the sentence before it, with a
+    space: where the translation has as many sentences as the English (a reminder belongs to
+    its keyword's sentence), its breaks go where the English lines end. A keyword line that
+    ends no sentence ("Flying"), a break of the translation's that is no English line's end,
+    a sentence more or less, and Korean (its targets are sentences of their own): as it is."""
+    epic = "Search your library. Then shuffle.\nEpic (For the rest of the game. At upkeep.)"
+    german = "Durchsuche deine Bibliothek. Mische dann. Episch (Für den Rest. Zu Beginn.)"
+    assert lines_by_sentences(german, epic, "de") == (
+        "Durchsuche deine Bibliothek. Mische dann.\nEpisch (Für den Rest. Zu Beginn.)"
+    )
+    shade = "{B}: Gets +1/+1 until end of turn.\nTap a Gate: Gets +2/+2 until end of turn."
+    assert lines_by_sentences(
+        "{B}：＋１/＋１の修整を受ける。門を１つタップする：＋２/＋２。", shade, "ja"
+    ) == ("{B}：＋１/＋１の修整を受ける。\n門を１つタップする：＋２/＋２。")
+    devoid = "Devoid (This card has no color.)\nWhen it enters, draw a card."
+    assert lines_by_sentences(
+        "Fahl (Keine Farbe.) Wenn sie ins Spiel kommt, ziehe.", devoid, "de"
+    ) == ("Fahl (Keine Farbe.)\nWenn sie ins Spiel kommt, ziehe.")
+    flying = "Flying\nAt the beginning of your end step, choose a card. You may return it."
+    kept = [
+        ("ja", flying, "飛行あなたの終了ステップの開始時に、１枚選ぶ。その後選ぶ。戻してもよい。"),
+        ("de", flying, "Fliegend. Zu Beginn deines Endsegments wähle. Du kannst."),  # no sentence
+        ("de", epic, "Durchsuche. Mische dann. Episch (Für den Rest.) Noch einer."),  # one more
+        ("de", epic + "\nDraw a card.", "Durchsuche.\nMische dann. Episch (Rest.) Ziehe."),
+        ("ko", shade, "{B}: +1/+1을 받는다. 관문 하나를 탭한다: +2/+2를 받는다."),
+        ("fr", epic, "Cherchez. Puis mélangez.\nÉpique (Pour le restant.)"),  # as many lines
+    ]
+    for locale, english, text in kept:
+        assert lines_by_sentences(text, english, locale) == text, text
+
+
+def test_gatherers_old_symbols_and_a_keywords_cost_line_are_mended_in_the_english() -> None:
+    """MTGJSON's ``originalText`` of older sets spells Gatherer's symbols as "oc\nT", "o2",
+    "o\nR", and puts a keyword's cost on a line of its own ("Evoke—\nExile ..."): lines that
+    no translation has. The English is mended before the translation is set beside it, and
+    stored so."""
+    quarry = (
+        "oc\nT: Add one colorless mana to your mana pool.\no5, oc\nT: Add o\nWo\nUo\nBo\nRo\nG."
+    )
+    assert english_mended(quarry) == (
+        "{T}: Add one colorless mana to your mana pool.\n{5}, {T}: Add {W}{U}{B}{R}{G}."
+    )
+    assert english_mended("o1oo\nB Battlefield Percher gets +1/+1.\nCycling o2") == (
+        "{1}{B} Battlefield Percher gets +1/+1.\nCycling {2}"
+    )
+    assert english_mended("Evoke—\nExile a red card.") == "Evoke—Exile a red card."
+    modes = "Choose one —\n• Draw a card.\nWhen Man-o'-War enters, return two\nWhite."
+    assert english_mended(modes) == modes  # a mode's line, words with an "o": as they are
+    printed = as_printed(
+        "normal",
+        "Flying\no2o\nB, Sacrifice a creature: Draw.",
+        "Fliegend\n{2}{B}, opfere eine Kreatur: Ziehe. ",
+        None,
+        "de",
+    )
+    assert printed.english == "Flying\n{2}{B}, Sacrifice a creature: Draw."
+
+
+def test_a_line_separator_in_a_translation_is_a_line_break() -> None:
+    """FUT's Spanish texts part their lines with U+2028, shown inside one paragraph."""
+    assert one_kind_of_break("Prisa.\u2028Temerario") == "Prisa.\nTemerario"
+    assert one_kind_of_break("Prisa.") == "Prisa."
+    assert one_kind_of_break(None) is None
 
 
 def test_line_breaks_inside_a_sentence_are_joined_where_the_english_has_fewer_lines() -> None:

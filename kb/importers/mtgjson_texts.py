@@ -5,6 +5,7 @@ copies, adds or loses, mended. Each repair is pure, and leaves a text it is not 
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from typing import Final, NamedTuple
 
 from kb.locales import LATIN_SCRIPT
@@ -29,9 +30,10 @@ def as_printed(
     parser and the miner's samples read them."""
     if layout == "modal_dfc":
         english, text = without_other_face(english, text)
-    text = without_markup(text)
-    text = without_markers(lines_joined(lines_apart(text, english, locale), english))
-    english = without_markers(english)
+    english = english_mended(without_markers(english))
+    text = without_markers(without_markup(one_kind_of_break(text)))
+    text = lines_apart(text, english, locale)
+    text = lines_joined(lines_by_sentences(text, english, locale), english)
     if english_copy(text, english, locale):
         return AsPrinted(english, None, None)
     return AsPrinted(english, text, one_separator(type_line))
@@ -73,6 +75,44 @@ def without_other_face(english: str | None, text: str | None) -> tuple[str | Non
         if len(lines) == len(own.split("\n")) + reminder:
             text = "\n".join(lines[:-reminder])
     return own, text
+
+
+_GATHERER_SYMBOLS: Final = re.compile(
+    r"(?<![A-Za-z])(?:o(?:o?\n[WUBRGX]|c\n[TQ]|[0-9]+|X))+(?![a-z])"
+)
+_GATHERER_SYMBOL: Final = re.compile(r"oo?\n([WUBRGX])|oc\n([TQ])|o([0-9]+|X)")
+"""Old Gatherer's mana and tap symbols as MTGJSON's ``originalText`` of older sets spells them:
+"oc\nT" for {T}, "o2" for {2}, "o\nR" (or "oo\nR") for {R}, one after the other ("o1o\nG")."""
+_COST_AFTER_DASH: Final = re.compile(r"—\n(?!•)")
+"""A line break after a keyword's dash, before its cost ("Evoke—\nExile a red card from your
+hand."), where the card prints one line; a break before a mode's bullet is the card's."""
+
+
+def english_mended(english: str | None) -> str | None:
+    """A printing's English text (MTGJSON ``originalText``) as the card prints it: Gatherer's
+    old symbol codes as symbols (``_GATHERER_SYMBOLS``: ODY's Crystal Quarry "oc\nT: Add one
+    colorless mana", about 1,800 texts of the 2022 corpus), and a keyword's cost on its
+    keyword's line (``_COST_AFTER_DASH``). Both added lines that the translations do not
+    have, so a translation could not be set beside its English line by line."""
+    if english is None:
+        return None
+    if "o" in english:
+        english = _GATHERER_SYMBOLS.sub(_symbols, english)
+    return _COST_AFTER_DASH.sub("—", english)
+
+
+def _symbols(codes: re.Match[str]) -> str:
+    return _GATHERER_SYMBOL.sub(
+        lambda code: "{" + next(filter(None, code.groups())) + "}", codes[0]
+    )
+
+
+def one_kind_of_break(text: str | None) -> str | None:
+    """A translation's line breaks all "\n": FUT's Spanish texts (and a few Japanese and
+    Russian ones) part their lines with U+2028, which a page shows inside one paragraph."""
+    if text is None or "\u2028" not in text:
+        return text
+    return text.replace("\u2028", "\n")
 
 
 _MARKUP: Final = re.compile(
@@ -128,6 +168,89 @@ def lines_apart(text: str | None, english: str | None, locale: str) -> str | Non
         return text
     pieces = [text[start:end] for start, end in zip([0, *seams], [*seams, len(text)], strict=True)]
     return "\n".join(pieces)
+
+
+_SCRIPTS_WITHOUT_SPACES: Final = frozenset({"ja", "zh-Hans", "zh-Hant"})
+_CLOSING_QUOTES: Final = "\"'”’」』»"
+_NOT_A_SENTENCE_START: Final = "。、，．・：:…）)」』"
+_ENDS_A_SENTENCE: Final = re.compile(r"[.!?。)）\"”]\s*$")
+
+
+def lines_by_sentences(text: str | None, english: str | None, locale: str) -> str | None:
+    """A translation whose lines MTGJSON ran together with a space (SOK's German Eternal
+    Dominion, "... mischt dann seine Bibliothek. Episch (...)", where the English prints
+    "Epic (...)" on a line of its own) or with no seam ``lines_apart`` can see (BFZ's
+    Japanese "...等しい。あなたが..."), its lines apart again by its sentences: where the
+    translation has as many sentences as the English text, its breaks fall where the English
+    lines end. Only where every break the translation has is at the end of an English line,
+    and the English line before each new break ends a sentence (a keyword line such as
+    "Flying" does not: the translation may have lost it). Korean is left as it is: it says a
+    target in a sentence of its own ("생물 한 개를 목표로 정한다. 그 생물을 파괴한다.")."""
+    if text is None or english is None or locale == "ko":
+        return text
+    english_lines = [line for line in english.split("\n") if line.strip()]
+    lines = text.split("\n")
+    if len(lines) >= len(english_lines) or not all(line.strip() for line in lines):
+        return text
+    english_ends = list(accumulate(len(_sentence_ends(line, False)) + 1 for line in english_lines))
+    cjk = locale in _SCRIPTS_WITHOUT_SPACES
+    ends = [_sentence_ends(line, cjk) for line in lines]
+    if sum(len(found) + 1 for found in ends) != english_ends[-1]:
+        return text
+    parted: list[str] = []
+    count = 0
+    for line, found in zip(lines, ends, strict=True):
+        start = 0
+        for end, next_start in found:
+            count += 1
+            if count in english_ends:
+                if not _ENDS_A_SENTENCE.search(english_lines[english_ends.index(count)]):
+                    return text
+                parted.append(line[start:end].rstrip())
+                start = next_start
+        count += 1
+        if count not in english_ends:
+            return text
+        parted.append(line[start:])
+    return "\n".join(parted)
+
+
+def _sentence_ends(line: str, cjk: bool) -> list[tuple[int, int]]:
+    """Where a line's sentences but its last end, outside brackets: each sentence's end (its
+    closing quotes included) and the next one's start. A reminder's closing bracket after a
+    full stop ends a sentence ("Devoid (This card has no color.) At the beginning..."). The
+    next sentence starts with a capital, a digit or a symbol, or in Japanese and Chinese with
+    anything but punctuation."""
+    stops = "。" if cjk else ".!?"
+    ends: list[int] = []
+    depth = 0
+    for index, char in enumerate(line):
+        if char in "(（":
+            depth += 1
+        elif char in ")）":
+            depth = max(depth - 1, 0)
+            if depth == 0 and index and line[index - 1] in stops:
+                ends.append(index + 1)
+        elif char in stops and depth == 0:
+            end = index + 1
+            while end < len(line) and line[end] in _CLOSING_QUOTES:
+                end += 1
+            if end == len(line) or line[end] not in ")）":
+                ends.append(end)
+    found: list[tuple[int, int]] = []
+    for end in ends:
+        start = end
+        while start < len(line) and line[start].isspace():
+            start += 1
+        if start < len(line) and _starts_a_sentence(line[start], cjk):
+            found.append((end, start))
+    return found
+
+
+def _starts_a_sentence(char: str, cjk: bool) -> bool:
+    if cjk:
+        return char not in _NOT_A_SENTENCE_START
+    return char.isupper() or char.isdigit() or char in '{(•„«"¡¿+−-'
 
 
 _BROKEN: Final = re.compile(r"(?<=[\w,])\n(?=[a-zß-öø-ÿа-яё])")
