@@ -21,6 +21,7 @@ from kb.importers.mtgjson_texts import (
     one_kind_of_break,
     one_separator,
     without_markup,
+    without_stray_glyphs,
 )
 from kb.records import (
     CardNameRecord,
@@ -406,6 +407,14 @@ def test_a_line_separator_in_a_translation_is_a_line_break() -> None:
     assert one_kind_of_break("Prisa.\u2028Temerario") == "Prisa.\nTemerario"
     assert one_kind_of_break("Prisa.") == "Prisa."
     assert one_kind_of_break(None) is None
+
+
+def test_gatherers_japanese_glyphs_left_as_letters_are_mended() -> None:
+    """PTK's Japanese tap symbol "(Ｔ)" is the symbol; KTK's stray "ｆ" after a reminder goes."""
+    assert without_stray_glyphs("(Ｔ)：カードを１枚引く。") == "{T}：カードを１枚引く。"
+    assert without_stray_glyphs("探査（…支払う。）ｆ\n飛行") == "探査（…支払う。）\n飛行"
+    assert without_stray_glyphs("ｆは") == "ｆは"  # not after a reminder: as it is
+    assert without_stray_glyphs(None) is None
 
 
 def test_line_breaks_inside_a_sentence_are_joined_where_the_english_has_fewer_lines() -> None:

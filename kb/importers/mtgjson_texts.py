@@ -31,7 +31,7 @@ def as_printed(
     if layout == "modal_dfc":
         english, text = without_other_face(english, text)
     english = english_mended(without_markers(english))
-    text = without_markers(without_markup(one_kind_of_break(text)))
+    text = without_markers(without_markup(without_stray_glyphs(one_kind_of_break(text))))
     text = lines_apart(text, english, locale)
     text = lines_joined(lines_by_sentences(text, english, locale), english)
     if english_copy(text, english, locale):
@@ -105,6 +105,19 @@ def _symbols(codes: re.Match[str]) -> str:
     return _GATHERER_SYMBOL.sub(
         lambda code: "{" + next(filter(None, code.groups())) + "}", codes[0]
     )
+
+
+_STRAY_F: Final = re.compile(r"(?<=）)ｆ$", re.MULTILINE)
+
+
+def without_stray_glyphs(text: str | None) -> str | None:
+    """A translation without the glyphs Gatherer's Japanese pages left as letters: PTK spells
+    the tap symbol "(Ｔ)" (12 texts), and KTK's delve reminders end with a stray "ｆ" (7)."""
+    if text is None:
+        return None
+    if "ｆ" in text:
+        text = _STRAY_F.sub("", text)
+    return text.replace("(Ｔ)", "{T}")
 
 
 def one_kind_of_break(text: str | None) -> str | None:
