@@ -15,6 +15,7 @@ from kb.importers.mtgjson_texts import (
     as_printed,
     english_copy,
     english_mended,
+    letters_as_symbols,
     lines_apart,
     lines_by_sentences,
     lines_joined,
@@ -415,6 +416,19 @@ def test_gatherers_japanese_glyphs_left_as_letters_are_mended() -> None:
     assert without_stray_glyphs("探査（…支払う。）ｆ\n飛行") == "探査（…支払う。）\n飛行"
     assert without_stray_glyphs("ｆは") == "ｆは"  # not after a reminder: as it is
     assert without_stray_glyphs(None) is None
+
+
+def test_mana_given_as_capital_letters_becomes_symbols() -> None:
+    """Older German translations give mana as letters ("3BBB"); the cards print symbols."""
+    assert letters_as_symbols("Bezahle während Deiner Versorgungsphase 3BBB oder opfere.") == (
+        "Bezahle während Deiner Versorgungsphase {3}{B}{B}{B} oder opfere."
+    )
+    assert letters_as_symbols("Erhöhe Deinen Manavorrat um G.\nW, opfere: X.") == (
+        "Erhöhe Deinen Manavorrat um {G}.\n{W}, opfere: X."
+    )
+    kept = "Kumulative Versorgung {1}{U}\n+X/+X, 0/1, B-Movie, UB40, {B}, X Schaden, WURM"
+    assert letters_as_symbols(kept) == kept
+    assert letters_as_symbols(None) is None
 
 
 def test_line_breaks_inside_a_sentence_are_joined_where_the_english_has_fewer_lines() -> None:

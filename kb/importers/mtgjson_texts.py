@@ -33,7 +33,7 @@ def as_printed(
     english = english_mended(without_markers(english))
     text = without_markers(without_markup(without_stray_glyphs(one_kind_of_break(text))))
     text = lines_apart(text, english, locale)
-    text = lines_joined(lines_by_sentences(text, english, locale), english)
+    text = letters_as_symbols(lines_joined(lines_by_sentences(text, english, locale), english))
     if english_copy(text, english, locale):
         return AsPrinted(english, None, None)
     return AsPrinted(english, text, one_separator(type_line))
@@ -118,6 +118,24 @@ def without_stray_glyphs(text: str | None) -> str | None:
     if "ｆ" in text:
         text = _STRAY_F.sub("", text)
     return text.replace("(Ｔ)", "{T}")
+
+
+_MANA_LETTERS: Final = re.compile(r"(?<![\w{}/+\-’'])([0-9]?)([WUBRG]{1,4})(?![\w{}/’'\-])")
+
+
+def letters_as_symbols(text: str | None) -> str | None:
+    """Mana symbols that MTGJSON gives as capital letters in some older translations (4ED's
+    German Cosmic Horror "Versorgungsphase 3BBB", ICE's "Erhöhe Deinen Manavorrat um G.",
+    ODY's Portuguese "W, Sacrifique"; 97 texts), as the cards print them: symbols. No word of
+    a translation is made of those capitals alone."""
+    if text is None:
+        return None
+    return _MANA_LETTERS.sub(_as_symbols, text)
+
+
+def _as_symbols(letters: re.Match[str]) -> str:
+    generic = "{" + letters[1] + "}" if letters[1] else ""
+    return generic + "".join("{" + letter + "}" for letter in letters[2])
 
 
 def one_kind_of_break(text: str | None) -> str | None:
