@@ -16,7 +16,7 @@ from sqlalchemy import select, text
 from sqlalchemy.engine import Engine
 
 from kb import schema
-from kb.importers.mtgjson import partly_english
+from kb.importers.mtgjson_names import mended_name, partly_english
 from kb.importing import ImportOptions, run_import
 from kb.loader.names import more_english
 from kb.records import ParseError
@@ -266,6 +266,31 @@ def test_a_name_that_says_more_english_gives_way() -> None:
     assert not partly_english(english, english)
     assert not partly_english("Reichsmantel-Riese // Abstreifen", english)
     assert not partly_english("Blitzschlag", "Lightning Bolt")
+
+
+def test_a_name_is_mended_as_the_card_prints_it() -> None:
+    """A capital first; no English names of faces the card does not have."""
+    assert mended_name("l'Innommable", "The Unspeakable") == "L'Innommable"
+    assert mended_name("ódio", "Hatred") == "Ódio"
+    assert mended_name("暴行 // 殴打 // Battery", "Assault // Battery") == "暴行 // 殴打"
+    assert mended_name("Feuer // Eis", "Fire // Ice") == "Feuer // Eis"
+    assert mended_name("A // B // C", "Fire // Ice") == "A // B // C"  # not the English tail
+    assert mended_name("鬼斬の聖騎士", "Oni-Cult Anvil") == "鬼斬の聖騎士"
+
+
+@pytest.mark.realdata
+def test_invasions_japanese_split_cards_lose_the_english_face_name(engine: Engine) -> None:
+    """MTGJSON names INV's Japanese Assault // Battery "暴行 // 殴打 // Battery", its first
+    face "暴行 // 殴打" and its second in English; the card prints "暴行 // 殴打"."""
+    run_import(engine, sets("INV"))
+    card = "Assault // Battery"
+    with engine.connect() as connection:
+        name = connection.execute(
+            select(schema.card_names.c.name)
+            .join(schema.cards, schema.cards.c.id == schema.card_names.c.card_id)
+            .where(schema.cards.c.name == card, schema.card_names.c.locale == "ja")
+        ).scalar_one()
+    assert name == "暴行 // 殴打"
 
 
 @pytest.mark.realdata

@@ -41,6 +41,7 @@ from kb.site.output import MANIFEST
 from kb.site.paths import relative_href
 from kb.site.render import NOT_FOUND
 from kb.site.serve import preview_server
+from kb.site.views import shown_name
 
 GERMAN_PAGE = Path("de/cards/three-steps-ahead.html")
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -171,6 +172,21 @@ def test_an_english_name_in_another_script_is_marked_english(
         assert f'<a href="../../{folder}/cards/opposition.html"{marked}>Opposition</a>' in section
     russian = (site / "ru/cards/opposition.html").read_text("utf-8")
     assert "<h1>Оппозиция</h1>" in russian
+
+
+def test_a_name_in_latin_letters_in_another_script_is_no_translation() -> None:
+    """MTGJSON gives a few Japanese and Chinese names in Latin letters that are not quite the
+    English name: its older spelling ("Æther Barrier"), other quotation marks. They are no
+    translation either; a name partly in Latin letters, or with no letters, stays."""
+    assert shown_name("ja", "Æther Barrier", "Aether Barrier") is None
+    assert shown_name("zh-Hans", "Pang Tong, “Young Phoenix”", 'Pang Tong, "Young Phoenix"') is None
+    assert shown_name("ja", "Aether Barrier", "Aether Barrier") is None
+    assert shown_name("de", "Æther-Barriere", "Aether Barrier") == "Æther-Barriere"
+    assert shown_name("ja", "エーテルの障壁", "Aether Barrier") == "エーテルの障壁"
+    russian = "Никол Болас, Planeswalker"
+    assert shown_name("ru", russian, "Nicol Bolas, Planeswalker") == russian
+    assert shown_name("ja", "_____", "_____ Goblin") == "_____"
+    assert shown_name("ja", None, "Aether Barrier") is None
 
 
 def test_a_to_z_section_page_has_no_alternates_and_switches_to_a_to_z_pages(

@@ -23,6 +23,7 @@ from typing import BinaryIO, NamedTuple
 
 import orjson
 
+from kb.importers.mtgjson_names import mended_name, partly_english
 from kb.importers.mtgjson_texts import as_printed
 from kb.importers.streams import (
     ALL_PRINTINGS,
@@ -54,7 +55,6 @@ from kb.records import (
     PrintedTextRecord,
     Printing,
     RulingRecord,
-    english_faces,
 )
 
 MtgjsonRecord = CardRecord | CardNameRecord | RulingRecord | PrintedTextRecord
@@ -316,7 +316,7 @@ class _OracleCards:
                 language = required_str(entry, "language", at, self._path)
                 locale = canonical_locale(language) or language
                 if (key, locale) not in self._yielded_names:
-                    name = self._foreign_name(face, entry, where)
+                    name = self._foreign_name(face, entry, where, card.name or "")
                     if name != card.name and not partly_english(name, card.name or ""):
                         self._yielded_names.add((key, locale))
                     yield CardNameRecord(card, locale, name, where=at)
@@ -404,30 +404,25 @@ class _OracleCards:
         (Japanese ruby cut off: "リリアナの軍旗手（しゅ"), or one partly English."""
         if english.face.get("flavorName"):
             return None
-        name = self._foreign_name(english.face, entry, english.where)
+        name = self._foreign_name(english.face, entry, english.where, card_name)
         if name.count("(") != name.count(")") or name.count("（") != name.count("）"):
             return None
         if partly_english(name, card_name):
             return None
         return name
 
-    def _foreign_name(self, face: Face, entry: Face, where: str) -> str:
-        """A card's name in a language: MTGJSON already joins a multi-face card's foreign face
+    def _foreign_name(self, face: Face, entry: Face, where: str, english: str) -> str:
+        """A card's name in a language (``english`` is its English name), mended
+        (``mtgjson_names.mended_name``): MTGJSON already joins a multi-face card's foreign face
         names ("Sonnenuntergang // Sonnenaufgang") on every face, as in its English ``name``; a
         meld part is named by its own face."""
         where = f"{where} foreignData"
         if face.get("layout") == "meld":
             face_name = optional_str(entry, "faceName", where, self._path)
-            return face_name or required_str(entry, "name", where, self._path)
-        return _collapsed_faces(required_str(entry, "name", where, self._path))[0]
-
-
-def partly_english(name: str, english: str) -> bool:
-    """Whether a card's foreign name of several faces names some of them in English and
-    translates the others (AFC's German "Realm-Cloaked Giant // Abstreifen"): not a translation
-    of the card's name, but a gap in the source that another printing's fills."""
-    same = english_faces(name, english)
-    return same is not None and 0 < same < name.count(FACE_SEPARATOR) + 1
+            name = face_name or required_str(entry, "name", where, self._path)
+        else:
+            name = _collapsed_faces(required_str(entry, "name", where, self._path))[0]
+        return mended_name(name, english)
 
 
 def _shown(value: object) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar, NamedTuple
+from typing import ClassVar, Final, NamedTuple
 
 from kb.locales import LATIN_SCRIPT
 from kb.site.card_texts import FaceView, PrintedView
@@ -44,10 +44,20 @@ def shown_name(locale: str, name: str | None, english: str) -> str | None:
     Chinese names of Portal Three Kingdoms, a set printed in Chinese, in English). The pages
     then show the English name marked as English, which a screen reader says in English. In a
     locale written in Latin letters such a name is often the locale's own word or a proper
-    name (German "Opposition", "Liliana Vess"): it stays."""
-    if name == english and locale not in LATIN_SCRIPT:
+    name (German "Opposition", "Liliana Vess"): it stays. So does a name in Latin letters
+    that is not the English one, except in those other scripts, where it is an older English
+    spelling ("Æther Barrier" in Japanese) or other quotation marks (Chinese "Pang Tong,
+    “Young Phoenix”")."""
+    if locale in LATIN_SCRIPT or name is None:
+        return name
+    letters = [char for char in name if char.isalpha()]
+    if name == english or (letters and all(ord(char) < _PAST_LATIN for char in letters)):
         return None
     return name
+
+
+_PAST_LATIN: Final = 0x250
+"""The first code point past the Latin alphabets (Basic Latin to Latin Extended-B)."""
 
 
 @dataclass(slots=True)
