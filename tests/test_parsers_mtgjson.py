@@ -419,16 +419,22 @@ def test_gatherers_japanese_glyphs_left_as_letters_are_mended() -> None:
 
 
 def test_mana_given_as_capital_letters_becomes_symbols() -> None:
-    """Older German translations give mana as letters ("3BBB"); the cards print symbols."""
-    assert letters_as_symbols("Bezahle während Deiner Versorgungsphase 3BBB oder opfere.") == (
-        "Bezahle während Deiner Versorgungsphase {3}{B}{B}{B} oder opfere."
-    )
-    assert letters_as_symbols("Erhöhe Deinen Manavorrat um G.\nW, opfere: X.") == (
-        "Erhöhe Deinen Manavorrat um {G}.\n{W}, opfere: X."
+    """Older German translations give mana as letters ("3BBB") where the English, and the
+    card, print symbols; only where the translation has fewer symbols than the English."""
+    english = "During your upkeep, pay {3}{B}{B}{B} or sacrifice it."
+    assert letters_as_symbols(
+        "Bezahle während Deiner Versorgungsphase 3BBB oder opfere.", english
+    ) == ("Bezahle während Deiner Versorgungsphase {3}{B}{B}{B} oder opfere.")
+    tap = "{T}: Add {G} to your mana pool.\n{W}, Sacrifice: X."
+    assert letters_as_symbols("{T}: Erhöhe Deinen Manavorrat um G.\nW, opfere: X.", tap) == (
+        "{T}: Erhöhe Deinen Manavorrat um {G}.\n{W}, opfere: X."
     )
     kept = "Kumulative Versorgung {1}{U}\n+X/+X, 0/1, B-Movie, UB40, {B}, X Schaden, WURM"
-    assert letters_as_symbols(kept) == kept
-    assert letters_as_symbols(None) is None
+    assert letters_as_symbols(kept, english) == kept
+    assert letters_as_symbols("Zahle G.", "Pay G.") == "Zahle G."  # no symbol missing
+    assert letters_as_symbols("Zahle G.", None) == "Zahle {G}."  # no English to tell
+    assert letters_as_symbols("Zahle G, z.B. so.", "Pay {G}.") == "Zahle {G}, z.B. so."
+    assert letters_as_symbols(None, english) is None
 
 
 def test_line_breaks_inside_a_sentence_are_joined_where_the_english_has_fewer_lines() -> None:
