@@ -118,6 +118,40 @@ def test_a_keyword_s_rule_text_is_its_first_subrule() -> None:
     assert all(record.rule_text for record in records.values())
 
 
+def test_ability_words_and_named_variants_get_the_rule_that_defines_them() -> None:
+    """Ability words have no rule of their own: 207.2c, which lists them, is theirs. A variant
+    of its own name is defined by its subrule; one named with a placeholder is its keyword."""
+    records = _parse_file("MagicCompRules_20220429.txt")
+    words = [record for record in records if record.rule == "207.2c"]
+    assert len(words) == 44
+    assert (words[0].slug, words[-1].slug) == ("adamant", "will-of-the-council")
+    landfall = next(record for record in words if record.slug == "landfall")
+    assert (landfall.kind, landfall.names, landfall.pattern) == (
+        "keyword",
+        {"en": "Landfall"},
+        r"\blandfall\b",
+    )
+    assert (landfall.rule_text or "").startswith("207.2c An ability word appears in italics")
+    variants = {
+        record.slug: record.rule
+        for record in records
+        if record.kind == "keyword" and record.rule != "207.2c"
+    }
+    assert variants == {
+        "equip-planeswalker": "702.6e",
+        "protection-from-everything": "702.16j",
+        "trample-over-planeswalkers": "702.19c",
+        "typecycling": "702.29e",
+        "multikicker": "702.33c",
+        "megamorph": "702.37b",
+        "commander-ninjutsu": "702.49d",
+        "double-agenda": "702.106f",
+        "friends-forever": "702.124g",
+    }
+    devour = [record for record in records if record.slug == "devour"]
+    assert [(record.kind, record.rule) for record in devour] == [("keyword_ability", "702.82")]
+
+
 def test_a_heading_without_its_subrule_has_no_rule_text_and_the_next_heading_counts() -> None:
     records = _parse_text("702.2. Deathtouch\n\n702.4. Double Strike\n702.4a Double strike ...\n")
     assert [(record.slug, record.rule_text) for record in records] == [

@@ -32,6 +32,19 @@ _KEYWORD_HEADING = re.compile(
 # "700.12. The term outlaw refers to an object that has ..." (700.4 "The term dies means ..." is a
 # definition of a verb's meaning, not a grouping term, and is left out).
 _TERM_DEFINITION = re.compile(r"^\s*(?P<rule>700\.\d+)\.\s+The term (?P<name>[a-z]+) refers to ")
+# "207.2c An ability word appears in italics ... The ability words are adamant, addendum, ...,
+# and will of the council." Ability words have no rule of their own: that one is theirs.
+_ABILITY_WORDS = re.compile(
+    r"^\s*(?P<rule>207\.2c) .* The ability words are (?P<words>[^.]+)\.\s*$"
+)
+_LIST_SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+# "702.33c Multikicker is a variant of the kicker ability.": a keyword of its own name, defined
+# by its subrule. A variant named with a placeholder ("Connive N", "Devour [type]", "Hexproof
+# from [quality]") is its keyword said with a parameter, not a name of its own.
+_VARIANT = re.compile(
+    r'^\s*(?P<rule>70[12]\.\d+[a-z]) "?(?P<name>[A-Z][\w\'’-]*(?: [a-z][\w\'’-]*){0,3})"? '
+    r"is a variant of "
+)
 
 
 def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
@@ -62,6 +75,11 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
                     pattern=rule_pattern(kind, name),
                     line=line_number,
                 )
+            elif words := _ABILITY_WORDS.match(line):
+                for word in _LIST_SEPARATOR.split(words["words"]):
+                    yield _keyword(word[:1].upper() + word[1:], words["rule"], line, line_number)
+            elif variant := _VARIANT.match(line):
+                yield _keyword(variant["name"], variant["rule"], line, line_number)
             elif term := _TERM_DEFINITION.match(line):
                 name = term["name"]
                 yield MechanicRecord(
@@ -76,6 +94,20 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
                 )
         if pending is not None:
             yield pending
+
+
+def _keyword(name: str, rule: str, line: str, line_number: int) -> MechanicRecord:
+    """An ability word or a keyword's variant, of the kind and pattern a card's keyword that
+    the rules do not head has (``kb.loader.mechanics``), with the rule that defines it."""
+    return MechanicRecord(
+        slug=slugify_mechanic(name),
+        kind="keyword",
+        rule=rule,
+        names={"en": name},
+        pattern=rule_pattern("keyword", name),
+        rule_text=_limited(line.strip()),
+        line=line_number,
+    )
 
 
 def _limited(rule: str) -> str:
