@@ -147,6 +147,8 @@ def test_ability_words_and_named_variants_get_the_rule_that_defines_them() -> No
         "commander-ninjutsu": "702.49d",
         "double-agenda": "702.106f",
         "friends-forever": "702.124g",
+        "daybound": "702.145b",  # "Daybound ... 'Daybound' means", under "Daybound and Nightbound"
+        "nightbound": "702.145e",
     }
     devour = [record for record in records if record.slug == "devour"]
     assert [(record.kind, record.rule) for record in devour] == [("keyword_ability", "702.82")]

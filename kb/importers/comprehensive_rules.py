@@ -45,6 +45,13 @@ _VARIANT = re.compile(
     r'^\s*(?P<rule>70[12]\.\d+[a-z]) "?(?P<name>[A-Z][\w\'’-]*(?: [a-z][\w\'’-]*){0,3})"? '
     r"is a variant of "
 )
+# '702.145b Daybound is found on the front faces ... "Daybound" means ...': a subrule that says
+# what its own name means defines a keyword of that name, under a heading of another
+# ("Daybound and Nightbound", which MTGJSON lists as two keywords).
+_OWN_MEANING = re.compile(
+    r"^\s*(?P<rule>70[12]\.\d+[a-z]) (?P<name>[A-Z][\w'’-]*(?: [a-z][\w'’-]*){0,3}) "
+    r'.*?"(?P=name)(?: \[[^\]]+\]| N)?" means '
+)
 
 
 def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
@@ -55,6 +62,8 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline=None)
     pending: MechanicRecord | None = None
     """A keyword whose heading was read: its defining subrule (702.29a) may follow."""
+    headed: set[str] = set()
+    """The slugs of the keywords headed so far: a subrule that names one defines no other."""
     with read_errors_as_parse_errors(path), _detached(text):
         for line_number, line in enumerate(text, start=1):
             if pending is not None and line.strip():
@@ -67,6 +76,7 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
                     continue
             if keyword := _KEYWORD_HEADING.match(line):
                 name, kind = keyword["name"], _KIND_BY_SECTION[keyword["section"]]
+                headed.add(slugify_mechanic(name))
                 pending = MechanicRecord(
                     slug=slugify_mechanic(name),
                     kind=kind,
@@ -78,8 +88,9 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
             elif words := _ABILITY_WORDS.match(line):
                 for word in _LIST_SEPARATOR.split(words["words"]):
                     yield _keyword(word[:1].upper() + word[1:], words["rule"], line, line_number)
-            elif variant := _VARIANT.match(line):
-                yield _keyword(variant["name"], variant["rule"], line, line_number)
+            elif variant := _VARIANT.match(line) or _OWN_MEANING.match(line):
+                if slugify_mechanic(variant["name"]) not in headed:
+                    yield _keyword(variant["name"], variant["rule"], line, line_number)
             elif term := _TERM_DEFINITION.match(line):
                 name = term["name"]
                 yield MechanicRecord(
