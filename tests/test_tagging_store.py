@@ -213,3 +213,42 @@ def test_an_action_read_in_texts_makes_no_ruling_general(engine: Engine, tmp_pat
     tags = _tags(engine)
     assert tags["You choose the target as you cast it."] == set()
     assert tags["It can't be blocked."] == {"flying"}  # a listed keyword's general ruling
+
+
+TEMPLATE_RULES = """\
+702. Keyword Abilities
+702.14. Landwalk
+702.14a Landwalk is a generic term that appears within an object's rules text as "[type]walk," where [type] is usually a land type.
+702.29. Cycling
+702.29a Cycling is an activated ability that functions only while the card with cycling is in a player's hand.
+702.29e Typecycling is a variant of the cycling ability. "[Type]cycling [cost]" means "[Cost], Discard this card: Search your library for a [type] card."
+"""  # noqa: E501
+
+
+def test_a_keyword_named_by_a_rules_template_gets_its_rule_whichever_comes_first(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Islandwalk and Basic landcycling are cards' keywords that the rules define only by a
+    template ("[type]walk", "[Type]cycling"): they take its rule, whether the cards or the
+    rules are imported first, and as the latest rules number it."""
+    rules = tmp_path / "MagicCompRules.txt"
+    rules.write_text(TEMPLATE_RULES, encoding="utf-8")
+    before, after = tmp_path / "before.toml", tmp_path / "after.toml"
+    before.write_text(
+        _card("Zodiac Dog", ["Islandwalk"]) + _card("Ash Barrens", ["Basic landcycling"]),
+        encoding="utf-8",
+    )
+    after.write_text(_card("Bog Wraith", ["Swampwalk"]), encoding="utf-8")
+    run_import(engine, [before])
+    assert _mechanic(engine, "islandwalk")[:2] == ("keyword", None)
+    run_import(engine, [rules])
+    run_import(engine, [after])
+    for slug in ("islandwalk", "swampwalk"):
+        assert _mechanic(engine, slug)[:2] == ("keyword", "702.14"), slug
+    assert _mechanic(engine, "basic-landcycling")[:2] == ("keyword", "702.29e")
+    assert _mechanic(engine, "landwalk")[:2] == ("keyword_ability", "702.14")
+    assert _mechanic(engine, "typecycling")[:2] == ("keyword", "702.29e")
+    rules.write_text(TEMPLATE_RULES.replace("702.14", "702.15"), encoding="utf-8")
+    run_import(engine, [rules])  # a new edition numbers Landwalk anew: its walks follow
+    assert _mechanic(engine, "landwalk")[:2] == ("keyword_ability", "702.15")
+    assert _mechanic(engine, "swampwalk")[:2] == ("keyword", "702.15")

@@ -3,6 +3,7 @@ that tag cards and rulings with them, and their names mined from the printed tex
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from operator import itemgetter
@@ -43,6 +44,10 @@ UNLISTED_MIN_CARDS: Final = 100
 where this many do. On fewer the contrast cannot tell the name from the words around it: in the
 May 2022 corpus Counter (494 cards) and Regenerate (420) are named right in 19 of 20 locales,
 Double (58), Venture into the Dungeon (46), Planeswalk (26), Vote (20) in about half."""
+
+
+_TEMPLATE: Final = re.compile(r'"\[type\]([a-z]+)', re.IGNORECASE)
+"""A rule's template for keywords named by a type: '"[type]walk,"', '"[Type]cycling [cost]"'."""
 
 
 def counted(kind: str, origin: str) -> bool:
@@ -131,6 +136,37 @@ class Mechanics:
                 .where(mechanic_names.c.mechanic_id == known.id, mechanic_names.c.locale.in_(mined))
                 .values(origin=SOURCE, **dict.fromkeys(EVIDENCE))
             )
+
+    def rules_by_template(self) -> None:
+        """Give each card keyword that the rules define only by a template its template's rule:
+        Islandwalk and Nonbasic landwalk that of Landwalk ("702.14a ... '[type]walk'"),
+        Swampcycling and Basic landcycling that of Typecycling ("702.29e ... '[Type]cycling'").
+        Whichever came first, the rules or the cards, and as the latest rules say, so it runs
+        at each import's end (the store holds a few hundred mechanics); derived, so not
+        counted as an update."""
+        templates = {  # the rule's own mechanic: its subject ("702.14a Landwalk is"), not a copy
+            found.group(1).lower(): known
+            for known in self._known.values()
+            if known.rule_text
+            and (found := _TEMPLATE.search(known.rule_text))
+            and slugify_mechanic(known.rule_text.partition(" ")[2].partition(" ")[0]) == known.slug
+        }
+        for known in self._known.values():
+            suffix = next((end for end in templates if known.slug.endswith(end)), None)
+            if known.kind != "keyword" or suffix is None:
+                continue
+            template = templates[suffix]
+            if known is template or (known.rule, known.rule_text) == (
+                template.rule,
+                template.rule_text,
+            ):
+                continue  # the template's own, or as a new edition of the rules left it
+            self.state.connection.execute(
+                update(mechanics)
+                .where(mechanics.c.id == known.id)
+                .values(rule=template.rule, rule_text=template.rule_text)
+            )
+            known.rule, known.rule_text = template.rule, template.rule_text
 
     def for_keyword(self, keyword: str) -> KnownMechanic:
         slug = slugify_mechanic(keyword)

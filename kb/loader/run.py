@@ -118,6 +118,7 @@ class Loader:
         """Tag the rulings this run touched (all of them after a mechanic changed), refresh the
         near duplicates of the texts it wrote, and mine the names of the printed texts."""
         counts = self.summary.counts
+        self._mechanics.rules_by_template()
         if any(counts[key] for key in ("texts new", "texts changed", "names new", "names changed")):
             self._texts.name_faces()
         # The printed texts or the mechanics changed: their names are voted again (a keyword
