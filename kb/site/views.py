@@ -50,14 +50,22 @@ def shown_name(locale: str, name: str | None, english: str) -> str | None:
     “Young Phoenix”")."""
     if locale in LATIN_SCRIPT or name is None:
         return name
-    letters = [char for char in name if char.isalpha()]
-    if name == english or (letters and all(ord(char) < _PAST_LATIN for char in letters)):
-        return None
-    return name
+    return None if name == english or _in_latin_letters(name) else name
 
 
 _PAST_LATIN: Final = 0x250
 """The first code point past the Latin alphabets (Basic Latin to Latin Extended-B)."""
+
+
+def _in_latin_letters(name: str) -> bool:
+    """Whether the name has letters, all of them Latin (a Japanese name stops at its first)."""
+    letters = False
+    for char in name:
+        if char.isalpha():
+            if ord(char) >= _PAST_LATIN:
+                return False
+            letters = True
+    return letters
 
 
 @dataclass(slots=True)
