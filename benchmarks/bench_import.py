@@ -100,7 +100,7 @@ def _child(mode: str, database: Path, paths: list[Path]) -> dict[str, Any]:
 def _mining_timed(spent: list[float]) -> Iterator[None]:
     """The wall time of each mining inside the import, into ``spent`` (issue 20: at most a
     quarter of the import)."""
-    from kb.loader.mechanics import MinedNames
+    from kb.loader.mined_names import MinedNames
 
     untimed = MinedNames.mine
 

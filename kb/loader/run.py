@@ -13,7 +13,8 @@ from sqlalchemy.engine import Connection
 from kb.batches import BATCH_SIZE, chunks
 from kb.derived import refresh_near_duplicates
 from kb.loader.cards import Cards
-from kb.loader.mechanics import Mechanics, MinedNames
+from kb.loader.mechanics import Mechanics
+from kb.loader.mined_names import MinedNames
 from kb.loader.names import Names
 from kb.loader.references import CardReferences
 from kb.loader.rulings import Rulings
