@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from kb.records import MechanicRecord
+
 # A pattern that is one word or phrase between word boundaries, optionally plural:
 # r"\bspree\b", r"\boutlaws?\b", r"\bdouble\s+strike\b".
 _PLAIN_PHRASE = re.compile(r"\\b((?:[\w'-]|\\-|\\s\+| )+?)(?:s\?)?\\b")
@@ -89,6 +91,23 @@ _IRREGULAR = {
     "regenerate": ("regeneration",),  # a regeneration shield is 701.15's replacement effect
     "surveil": ("surveilled", "surveilling"),
 }
+
+
+def card_keyword(
+    name: str, rule: str | None = None, rule_text: str | None = None, line: int | None = None
+) -> MechanicRecord:
+    """A keyword that no rule heads (an ability word, a variant, or whatever a card lists), as
+    the cards' keywords and the rules' mentions of it both make it: of kind "keyword", tagging
+    by its name. One maker, so that whichever comes first, the same mechanic stands."""
+    return MechanicRecord(
+        slug=slugify_mechanic(name),
+        kind="keyword",
+        rule=rule,
+        names={"en": name},
+        pattern=rule_pattern("keyword", name),
+        rule_text=rule_text,
+        line=line,
+    )
 
 
 def rule_pattern(kind: str, name: str) -> str | None:

@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 from kb.importers.streams import read_errors_as_parse_errors
 from kb.records import MechanicRecord
-from kb.tagging import rule_pattern, slugify_mechanic
+from kb.tagging import card_keyword, rule_pattern, slugify_mechanic
 
 _KIND_BY_SECTION = {"701": "keyword_action", "702": "keyword_ability"}
 
@@ -87,10 +87,12 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
                 )
             elif words := _ABILITY_WORDS.match(line):
                 for word in _LIST_SEPARATOR.split(words["words"]):
-                    yield _keyword(word[:1].upper() + word[1:], words["rule"], line, line_number)
+                    name = word[:1].upper() + word[1:]
+                    yield card_keyword(name, words["rule"], _limited(line.strip()), line_number)
             elif variant := _VARIANT.match(line) or _OWN_MEANING.match(line):
                 if slugify_mechanic(variant["name"]) not in headed:
-                    yield _keyword(variant["name"], variant["rule"], line, line_number)
+                    rule_text = _limited(line.strip())
+                    yield card_keyword(variant["name"], variant["rule"], rule_text, line_number)
             elif term := _TERM_DEFINITION.match(line):
                 name = term["name"]
                 yield MechanicRecord(
@@ -105,20 +107,6 @@ def parse(stream: BinaryIO, path: str) -> Iterator[MechanicRecord]:
                 )
         if pending is not None:
             yield pending
-
-
-def _keyword(name: str, rule: str, line: str, line_number: int) -> MechanicRecord:
-    """An ability word or a keyword's variant, of the kind and pattern a card's keyword that
-    the rules do not head has (``kb.loader.mechanics``), with the rule that defines it."""
-    return MechanicRecord(
-        slug=slugify_mechanic(name),
-        kind="keyword",
-        rule=rule,
-        names={"en": name},
-        pattern=rule_pattern("keyword", name),
-        rule_text=_limited(line.strip()),
-        line=line_number,
-    )
 
 
 def _limited(rule: str) -> str:

@@ -32,8 +32,8 @@ def as_printed(
         english, text = without_other_face(english, text)
     english = english_mended(without_markers(english))
     text = without_markers(without_markup(without_stray_glyphs(one_kind_of_break(text))))
-    # The line repairs change only a text with more or fewer lines than its English: counted
-    # once here rather than by each (half of the parser's time in as_printed).
+    # The line repairs change only a text with more or fewer lines than its English: told once
+    # here, so that their own counts run for those alone (half of as_printed's time otherwise).
     if text is not None and english is not None and _line_count(text) != _line_count(english):
         text = lines_apart(text, english, locale)
         text = lines_joined(lines_by_sentences(text, english, locale), english)

@@ -18,7 +18,7 @@ from kb.loader.tables import (
     mechanics,
 )
 from kb.records import MechanicRecord
-from kb.tagging import RULES_VOCABULARY, MechanicMatcher, rule_pattern, slugify_mechanic
+from kb.tagging import RULES_VOCABULARY, MechanicMatcher, card_keyword, slugify_mechanic
 
 SOURCE: Final = "source"
 MINED: Final = "mined"
@@ -154,14 +154,7 @@ class Mechanics:
     def for_keyword(self, keyword: str) -> KnownMechanic:
         slug = slugify_mechanic(keyword)
         if slug not in self._known:
-            self.upsert(
-                MechanicRecord(
-                    slug=slug,
-                    kind="keyword",
-                    names={"en": keyword},
-                    pattern=rule_pattern("keyword", keyword),
-                )
-            )
+            self.upsert(card_keyword(keyword))
         return self._known[slug]
 
     def matcher(self, names: Iterable[str] = ()) -> MechanicMatcher:
