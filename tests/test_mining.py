@@ -533,6 +533,29 @@ def test_types_and_subtypes_align_on_the_dash() -> None:
     }
 
 
+def test_a_subtype_of_two_words_aligns_as_one() -> None:
+    def bat(card: str, localized_type: str, english_type: str = "Creature — Zombie Bat") -> Sample:
+        return sample(
+            card, (), "", "", locale="ru", english_type=english_type, localized_type=localized_type
+        )
+
+    samples = [
+        bat("A", "Существо — Летучая мышь", "Creature — Bat"),
+        bat("B", "Существо — Зомби", "Creature — Zombie"),
+        bat("C", "Существо — Глаз Летучая мышь", "Creature — Eye Bat"),
+        bat("D", "Существо — Зомби Летучая мышь"),
+        # Words left over that no known name joins: no vote.
+        bat("E", "Существо — Ночной Зомби Летучая", "Creature — Zombie Bat"),
+    ]
+    mined = {(n.mechanic, n.locale): (n.name, n.cards) for n in mine(samples, minimum=1).types}
+    assert mined == {
+        ("Creature", "ru"): ("Существо", 5),
+        ("Bat", "ru"): ("Летучая мышь", 3),
+        ("Zombie", "ru"): ("Зомби", 2),
+        ("Eye", "ru"): ("Глаз", 1),
+    }
+
+
 def test_a_card_votes_once() -> None:
     ballots = Ballots()
     ballots.cast("Flying", "de", "A", "Fliegend", "2020-01-01")

@@ -23,6 +23,7 @@ from kb.importers.mtgjson_texts import (
     one_separator,
     without_markup,
     without_stray_glyphs,
+    words_spaced,
 )
 from kb.records import (
     CardNameRecord,
@@ -408,6 +409,12 @@ def test_a_line_separator_in_a_translation_is_a_line_break() -> None:
     assert one_kind_of_break("Prisa.\u2028Temerario") == "Prisa.\nTemerario"
     assert one_kind_of_break("Prisa.") == "Prisa."
     assert one_kind_of_break(None) is None
+
+
+def test_words_spaced() -> None:
+    assert words_spaced("Существо — Зомби Летучая_мышь") == "Существо — Зомби Летучая мышь"
+    assert words_spaced("Существо — Летучая-мышь") == "Существо — Летучая-мышь"
+    assert words_spaced(None) is None
 
 
 def test_gatherers_japanese_glyphs_left_as_letters_are_mended() -> None:

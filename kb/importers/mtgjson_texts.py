@@ -32,6 +32,7 @@ def as_printed(
         english, text = without_other_face(english, text)
     english = english_mended(without_markers(english))
     text = without_markers(without_markup(without_stray_glyphs(one_kind_of_break(text))))
+    text, type_line = words_spaced(text), words_spaced(type_line)
     # The line repairs change only a text with more or fewer lines than its English: told once
     # here, so that their own counts run for those alone (half of as_printed's time otherwise).
     if text is not None and english is not None and _line_count(text) != _line_count(english):
@@ -140,6 +141,15 @@ def letters_as_symbols(text: str | None, english: str | None) -> str | None:
 def _as_symbols(letters: re.Match[str]) -> str:
     generic = "{" + letters[1] + "}" if letters[1] else ""
     return generic + "".join("{" + letter + "}" for letter in letters[2])
+
+
+def words_spaced(text: str | None) -> str | None:
+    """A translation with its spaces: MTGJSON joins the words of a Russian subtype of two
+    words with "_" ("Существо — Зомби Летучая_мышь", "Тайных_знаний"), which the card prints
+    with a space. (It runs after ``without_markers``, whose "//Level_2//" holds one too.)"""
+    if text is None or "_" not in text:
+        return text
+    return text.replace("_", " ")
 
 
 def one_kind_of_break(text: str | None) -> str | None:

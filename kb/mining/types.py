@@ -62,8 +62,13 @@ def _aligned(
 ) -> list[tuple[str, str]]:
     """Subtypes paired with the localized words by the names the single subtypes gave
     (Spanish and Italian put them in another order: "Human Wizard", "Hechicero humano"); the
-    one subtype left over takes the one word left over; in order where none is known."""
-    left = list(localized)
+    one subtype left over takes the one word left over; in order where none is known. A name
+    of two words that a single subtype gave stands for its two words (Russian "Зомби Летучая
+    мышь"); words left over otherwise align nothing."""
+    words = _known_words_joined(localized, subtypes, locale, known)
+    if len(words) != len(subtypes):
+        return []
+    left = list(words)
     pairs, unknown = [], []
     for subtype in subtypes:
         name = known.get((subtype, locale))
@@ -74,10 +79,28 @@ def _aligned(
             left.remove(match)
             pairs.append((subtype, match))
     if not pairs:
-        return list(zip(subtypes, localized, strict=True))
+        return list(zip(subtypes, words, strict=True))
     if len(unknown) == 1:
         pairs.append((unknown[0], left[0]))
     return pairs
+
+
+def _known_words_joined(
+    localized: list[str], subtypes: list[str], locale: str, known: dict[tuple[str, str], str]
+) -> list[str]:
+    if len(localized) == len(subtypes):
+        return list(localized)
+    words = list(localized)
+    for subtype in subtypes:
+        name = known.get((subtype, locale))
+        size = 0 if name is None else name.count(" ") + 1
+        if size < 2:
+            continue
+        for start in range(len(words) - size + 1):
+            if " ".join(words[start : start + size]).casefold() == name:
+                words[start : start + size] = [" ".join(words[start : start + size])]
+                break
+    return words
 
 
 _ReadPair = tuple[
@@ -110,7 +133,7 @@ def _read_pair(english_type: str, localized_type: str) -> _ReadPair:
             # Legend" cards the type line クリーチャー — 人間・兵士.
             if not _LISTED.search(localized_right):
                 casts.append((subtypes[0], localized_right))
-        elif len(localized) == len(subtypes):
+        elif len(localized) >= len(subtypes):  # more words: a name of two, say
             several = (subtypes, localized)
     return casts, supertyped, several
 
