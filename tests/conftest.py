@@ -3,13 +3,16 @@ migrated once per session and copied for each test."""
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import combinations
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from click.testing import CliRunner, Result
@@ -22,8 +25,13 @@ from sqlalchemy.engine import Engine, make_url
 from kb import derived, migrate, schema
 from kb.cli import cli
 from kb.engine import make_engine
+from kb.importers import mtgjson
 from kb.importing import run_import
+from kb.records import CardNameRecord, CardRecord, PrintedTextRecord, RulingRecord
 from kb.site.build import build
+
+Record = CardNameRecord | CardRecord | RulingRecord | PrintedTextRecord
+T = TypeVar("T")
 
 POSTGRES_URL = os.environ.get("KB_TEST_POSTGRES_URL")
 
@@ -162,6 +170,16 @@ def postgres_engine(postgres: PostgresDatabases) -> Iterator[Engine]:
     postgres.drop(url)
 
 
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository-like folder with data/, as the working directory."""
+    shutil.copytree(DATA, tmp_path / "data")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KB_DATABASE_URL", raising=False)
+    monkeypatch.delenv("KB_EDITOR", raising=False)
+    return tmp_path
+
+
 def run_kb(database_url: str, *args: str, stdin: str | None = None) -> Result:
     """``kb --db URL ARGS...`` through click's runner (stdout and stderr apart)."""
     return CliRunner().invoke(cli, ["--db", database_url, *args], input=stdin)
@@ -260,6 +278,15 @@ def scryfall_ruling(oracle_id: str = "a", **fields: object) -> dict[str, object]
         "published_at": "2024-04-12",
         "comment": f"ruling of {oracle_id}",
     } | fields
+
+
+def parse_mtgjson(document: object, name: str = "cards.json") -> list[Record]:
+    """What the MTGJSON parser makes of ``document``, written as JSON."""
+    return list(mtgjson.parse(io.BytesIO(json.dumps(document).encode()), name))
+
+
+def of_type(records: Iterable[object], kind: type[T]) -> list[T]:
+    return [record for record in records if isinstance(record, kind)]
 
 
 # Headless Chromium for the tests that meet the site and Datasette as readers and editors do.

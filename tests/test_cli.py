@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from realdata import DATA, ROOT
+from realdata import ROOT
 
 from kb.cli import cli
 from kb.cli.app import LOCALE_CHOICE, LocaleCode, clear_errors
@@ -111,15 +110,6 @@ def test_the_kb_command_loads_with_the_collector_paused_and_runs_with_it_on() ->
         [sys.executable, "-m", "kb", "--help"], capture_output=True, text=True, check=True
     )
     assert module.stdout.startswith("Usage: kb ")
-
-
-@pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository-like folder with data/, as the working directory."""
-    shutil.copytree(DATA, tmp_path / "data")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("KB_DATABASE_URL", raising=False)
-    return tmp_path
 
 
 def test_demo_builds_the_site_and_points_at_the_german_page(workdir: Path) -> None:

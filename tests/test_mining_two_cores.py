@@ -10,11 +10,11 @@ from collections.abc import Iterable, Iterator
 from operator import attrgetter
 
 import pytest
+from mining_samples import OTHER, SCRY, counter_samples, sample
 
 from kb.mining.mine import mine
 from kb.mining.samples import Sample
 from kb.mining.two_cores import ROWS_PER_MESSAGE, mine_on_two_cores
-from tests.test_mining import OTHER, SCRY, counter_samples, sample
 
 pytestmark = pytest.mark.skipif(
     (os.cpu_count() or 1) < 2, reason="one core: mining runs in one process (nothing to fork)"

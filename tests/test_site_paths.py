@@ -1,5 +1,5 @@
 """File names of pages: URL-safe, stable, unique, and always inside the output folder (the
-build itself is checked in tests/test_site.py, test_card_names_cannot_leave_the_output_folder)."""
+build is checked in tests/test_site_build.py, test_card_names_cannot_leave_the_output_folder)."""
 
 from __future__ import annotations
 
