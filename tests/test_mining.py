@@ -149,6 +149,48 @@ def test_a_lone_preposition_is_no_name() -> None:
     assert contrasted("Fight", FIGHT, others, "de") == {("Fight", "de"): "Kämpft"}
 
 
+CLASH = [  # English, Russian as LRW prints it: "Если вы выиграли" (if you won) on every card
+    (
+        "Clash with an opponent. If you win, draw a card.",
+        "Столкнитесь с оппонентом. Если вы выиграли, возьмите карту.",
+    ),
+    (
+        "When A dies, clash with an opponent. If you win, untap A.",
+        "Когда A умирает, столкнитесь с оппонентом. Если вы выиграли, разверните A.",
+    ),
+    (
+        "Destroy target creature. Clash with an opponent. If you win, draw a card.",
+        "Уничтожьте целевое существо. Столкнитесь с оппонентом. Если вы выиграли, возьмите карту.",
+    ),
+    (
+        "When A enters, clash with an opponent.\nIf you won a clash, A gets +1/+1.",
+        "Когда A выходит, столкнитесь с оппонентом.\nЕсли вы выиграли, A получает +1/+1.",
+    ),
+    (  # said otherwise in the one sentence: only its lines tell where to look
+        "Clash with an opponent. If you win, tap A.",
+        "Вы сталкиваетесь с оппонентом. Если вы выиграли, поверните A.",
+    ),
+]
+RUSSIAN_OTHER = [
+    ("Exchange control of A with an opponent.", "Обменяйтесь с оппонентом контролем над A."),
+    (
+        "Choose an opponent. A deals 2 damage to them.",
+        "Выберите оппонента. A наносит 2 повреждения.",
+    ),
+    ("Exchange life totals with an opponent.", "Обменяйтесь с оппонентом итогами жизней."),
+    ("Vote with an opponent.", "Голосуйте с оппонентом."),
+    ("Draw a card.", "Возьмите карту."),
+    ("Destroy target creature.", "Уничтожьте целевое существо."),
+    ("Tap target creature.", "Поверните целевое существо."),
+]
+
+
+def test_an_action_is_named_by_the_sentences_whose_english_says_it() -> None:
+    """The words of "Если вы выиграли" stand on all five cards, the name on four (each won
+    before): where lines and sentences match the English, only those that say it count."""
+    assert contrasted("Clash", CLASH, RUSSIAN_OTHER, "ru") == {("Clash", "ru"): "Столкнитесь"}
+
+
 EXPLORE = [  # English, Simplified Chinese as printed (XLN 191, RIX 15, RIX 55, XLN 216): 令它勘察
     ("When A enters, it explores.", "当日升探寻者进战场时，令它勘察。"),
     ("When B enters, it explores.", "当女王密探进战场时，令它勘察。"),

@@ -260,6 +260,17 @@ def lines_by_sentences(text: str | None, english: str | None, locale: str) -> st
     return "\n".join(parted)
 
 
+def sentences(line: str, locale: str) -> list[str]:
+    """A line's sentences, as ``lines_by_sentences`` counts them (a reminder belongs to the
+    sentence it follows)."""
+    start, parts = 0, []
+    for end, next_start in _sentence_ends(line, locale in _SCRIPTS_WITHOUT_SPACES):
+        parts.append(line[start:end])
+        start = next_start
+    parts.append(line[start:])
+    return parts
+
+
 def _sentence_ends(line: str, cjk: bool) -> list[tuple[int, int]]:
     """Where a line's sentences but its last end, outside brackets: each sentence's end (its
     closing quotes included) and the next one's start. A reminder's closing bracket after a

@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Final
 
+from kb.importers.mtgjson_texts import sentences
 from kb.mining.keywords import ARTICLES, FUNCTION_WORDS
 from kb.mining.packed import PackedTexts
 from kb.mining.samples import Sample
@@ -33,9 +34,11 @@ ACTION_SHARE: Final = 0.6
 CANDIDATES: Final = 6
 """How many of the n-grams most frequent among the keyword's cards are checked against the
 cards without it (each check scans the locale's texts once)."""
-MIN_SHARE: Final = 0.3
+MIN_SHARE: Final = 0.4
 """An n-gram must be in at least this share of the keyword's cards (a name inflected several
-ways, German "millt", "millst", stands in fewer than half of them in each form)."""
+ways, German "millt", "millst", stands in about half of them in each form). Below it, only
+words beside the name: Chinese Mill (磨, one character, which no candidate is) was 牌手,
+"player", on a third of its cards."""
 MIN_HOLDERS: Final = 2
 """An n-gram must stand on at least this many cards: on one of a keyword's three cards it is an
 anecdote (Korean Meld was 쥐떼와, "with the rat swarm", of one card)."""
@@ -106,6 +109,11 @@ class Contrast:
             return
         english = "\n".join(sample.english).casefold()
         starting: set[str] | None = None
+        # Only a text of several lines or sentences, each matching the English, narrows.
+        lines = len(sample.english)
+        narrows = lines == len(sample.localized) and (
+            lines > 1 or _INNER_STOP.search(english) is not None
+        )
         for keyword in sample.keywords:
             folded = keyword.casefold()
             # As a word's start: "landwalk" is not in "islandwalk", "mill" is in "mills".
@@ -116,7 +124,12 @@ class Contrast:
                 )
             ):
                 continue
-            into.mentions[keyword].setdefault(sample.card, printed)
+            mentions = into.mentions[keyword]
+            if sample.card not in mentions:
+                said = narrows and _said(
+                    sample, english.split("\n"), printed.split("\n"), self._word_start(folded)
+                )
+                mentions[sample.card] = said or printed
             if (sample.card, keyword) not in self.firsts:
                 # Whether the English lines start with it: counted once per card, any locale.
                 if starting is None:
@@ -173,6 +186,43 @@ def earliest(*firsts: Firsts) -> Firsts:
             if kept is None or first[0] < kept[0]:
                 merged[key] = first
     return merged
+
+
+_INNER_STOP: Final = re.compile(r"[.!?][\"”’)]*\s")
+"""A full stop inside a line, where a second sentence may start."""
+
+
+def _said(
+    sample: Sample, folded: list[str], printed: list[str], keyword: re.Pattern[str]
+) -> str | None:
+    """Where the localized text says the keyword (reminder text left out): the lines whose
+    English lines say it, where both have as many lines, and of those the sentences whose
+    English sentences say it, where both have as many. Only there is the name: Russian Clash
+    cards say "Столкнитесь с оппонентом. Если вы выиграли, ..." (clash ..., if you won), and
+    "выиграли" stood on as many of them as the name. ``folded``: the English lines,
+    case-folded; ``printed``: as many localized lines, without their reminder text."""
+    said = []
+    for english_line, folded_line, line in zip(sample.english, folded, printed, strict=True):
+        # Cheap tests first: this runs for every keyword of every sample.
+        if not keyword.search(folded_line):
+            continue
+        english_line = without_reminder(english_line)
+        if not keyword.search(english_line.casefold()):
+            continue
+        if not _INNER_STOP.search(english_line):  # one sentence
+            said.append(line)
+            continue
+        english_sentences = sentences(english_line, "en")
+        own = sentences(line, sample.locale)
+        if len(own) != len(english_sentences):
+            said.append(line)
+            continue
+        said.extend(
+            part
+            for english_part, part in zip(english_sentences, own, strict=True)
+            if keyword.search(english_part.casefold())
+        )
+    return "\n".join(said) or None
 
 
 def _without_longer(english: str, folded: str, keywords: tuple[str, ...]) -> str:
