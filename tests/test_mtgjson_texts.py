@@ -9,6 +9,7 @@ from kb.importers.mtgjson_texts import (
     as_printed,
     english_copy,
     english_mended,
+    english_type_copied,
     letters_as_symbols,
     lines_apart,
     lines_by_sentences,
@@ -331,3 +332,11 @@ def test_a_translated_type_line_keeps_its_own_separator_once() -> None:
     }
     [text] = of_type(parse_mtgjson({"data": {"cards": [atog]}}), PrintedTextRecord)
     assert text.type_line == "Существо — Атог"
+
+
+def test_a_type_line_in_latin_letters_where_the_locale_writes_none_is_the_english() -> None:
+    assert english_type_copied("Land", "ja") and english_type_copied("Land", "ru")
+    assert not english_type_copied("Land", "de")  # German "Land"
+    assert not english_type_copied("土地", "ja") and not english_type_copied(None, "ja")
+    printed = as_printed("normal", "{T}: Add {C}.", "{T}：{C}を加える。", "Land", "ja")
+    assert (printed.text, printed.type_line) == ("{T}：{C}を加える。", None)

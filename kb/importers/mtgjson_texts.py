@@ -41,6 +41,8 @@ def as_printed(
     text = letters_as_symbols(text, english)
     if english_copy(text, english, locale):
         return AsPrinted(english, None, None)
+    if english_type_copied(type_line, locale):
+        type_line = None
     return AsPrinted(english, text, one_separator(type_line))
 
 
@@ -58,6 +60,18 @@ def english_copy(text: str | None, english: str | None, locale: str) -> bool:
     if text is None or text != english or not _LETTERS.search(text):
         return False
     return locale not in LATIN_SCRIPT or "." in text
+
+
+def english_type_copied(type_line: str | None, locale: str) -> bool:
+    """Whether a type line in a locale not written in Latin letters is in Latin letters: the
+    English copied (HOU's Crypt of the Eternals is "Land" in Japanese and Russian), which the
+    page would show as the printed type line."""
+    return (
+        type_line is not None
+        and locale not in LATIN_SCRIPT
+        and type_line.isascii()
+        and _LETTERS.search(type_line) is not None
+    )
 
 
 _OTHER_FACE: Final = "\n\n\n"
