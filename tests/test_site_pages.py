@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from site_helpers import _add_card, _pages, _section
 from sqlalchemy import insert, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from kb import edits, schema
 from kb.cli import cli
@@ -264,14 +264,20 @@ def test_index_letters_are_the_locales_own() -> None:
     ]  # fmt: skip
 
 
+def _same_mode_ruling(connection: Connection) -> int:
+    """The demo's ruling "You can't choose the same mode ...", on the German page's card."""
+    ruling_id: int = connection.execute(
+        select(schema.rulings.c.id).where(
+            schema.rulings.c.text.like("You can%t choose the same mode%")
+        )
+    ).scalar_one()
+    return ruling_id
+
+
 def test_rulings_are_shown_as_text(demo_store: Engine, tmp_path: Path) -> None:
     hostile = "<script>alert('x')</script> Tom & Jerry"
     with demo_store.begin() as connection:
-        ruling_id = connection.execute(
-            select(schema.rulings.c.id).where(
-                schema.rulings.c.text.like("You can%t choose the same mode%")
-            )
-        ).scalar_one()
+        ruling_id = _same_mode_ruling(connection)
         connection.execute(
             update(schema.rulings).where(schema.rulings.c.id == ruling_id).values(text=hostile)
         )
@@ -284,11 +290,7 @@ def test_reviewed_translation_is_shown_marked_unofficial(
     demo_store: Engine, tmp_path: Path
 ) -> None:
     with demo_store.begin() as connection:
-        ruling_id = connection.execute(
-            select(schema.rulings.c.id).where(
-                schema.rulings.c.text.like("You can%t choose the same mode%")
-            )
-        ).scalar_one()
+        ruling_id = _same_mode_ruling(connection)
         connection.execute(
             insert(schema.ruling_translations),
             [
