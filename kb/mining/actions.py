@@ -126,8 +126,15 @@ class Contrast:
                 continue
             mentions = into.mentions[keyword]
             if sample.card not in mentions:
-                said = narrows and _said(
-                    sample, english.split("\n"), printed.split("\n"), self._word_start(folded)
+                # A line that starts with the keyword says it where its name stands: only a
+                # keyword said inside sentences narrows (most are abilities, and not).
+                said = (
+                    narrows
+                    and not english.startswith(folded)
+                    and f"\n{folded}" not in english
+                    and _said(
+                        sample, english.split("\n"), printed.split("\n"), self._word_start(folded)
+                    )
                 )
                 mentions[sample.card] = said or printed
             if (sample.card, keyword) not in self.firsts:
