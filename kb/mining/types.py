@@ -88,6 +88,8 @@ def _aligned(
 def _known_words_joined(
     localized: list[str], subtypes: list[str], locale: str, known: dict[tuple[str, str], str]
 ) -> list[str]:
+    """The localized words, a known name of several words joined into one where there are more
+    words than subtypes ("Зомби", "Летучая мышь")."""
     if len(localized) == len(subtypes):
         return list(localized)
     words = list(localized)
