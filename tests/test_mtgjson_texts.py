@@ -14,6 +14,7 @@ from kb.importers.mtgjson_texts import (
     lines_apart,
     lines_by_sentences,
     lines_joined,
+    lines_trimmed,
     one_kind_of_break,
     one_separator,
     without_markup,
@@ -340,3 +341,11 @@ def test_a_type_line_in_latin_letters_where_the_locale_writes_none_is_the_englis
     assert not english_type_copied("土地", "ja") and not english_type_copied(None, "ja")
     printed = as_printed("normal", "{T}: Add {C}.", "{T}：{C}を加える。", "Land", "ja")
     assert (printed.text, printed.type_line) == ("{T}：{C}を加える。", None)
+
+
+def test_a_translations_lines_lose_their_edge_spaces_and_blank_lines() -> None:
+    # FUT's German Ghost en-Dal (Spirit en-Dal), as MTGJSON gives it.
+    spaced = "Irrealität (...)\n Vorhersage {1}{W}, ...\n\nWahnsinn {2}{B} "
+    assert lines_trimmed(spaced) == "Irrealität (...)\nVorhersage {1}{W}, ...\nWahnsinn {2}{B}"
+    assert lines_trimmed("Fliegend\nEile") == "Fliegend\nEile"
+    assert lines_trimmed(None) is None

@@ -32,7 +32,7 @@ def as_printed(
         english, text = without_other_face(english, text)
     english = english_mended(without_markers(english))
     text = without_markers(without_markup(without_stray_glyphs(one_kind_of_break(text))))
-    text, type_line = words_spaced(text), words_spaced(type_line)
+    text, type_line = lines_trimmed(words_spaced(text)), words_spaced(type_line)
     # The line repairs change only a text with more or fewer lines than its English: told once
     # here, so that their own counts run for those alone (half of as_printed's time otherwise).
     if text is not None and english is not None and _line_count(text) != _line_count(english):
@@ -164,6 +164,20 @@ def words_spaced(text: str | None) -> str | None:
     if text is None or "_" not in text:
         return text
     return text.replace("_", " ")
+
+
+_SPACE_AT_A_LINES_EDGE: Final = re.compile(r"^[ \t]+|[ \t]+$|\n(?=\n)", re.MULTILINE)
+
+
+def lines_trimmed(text: str | None) -> str | None:
+    """A translation without spaces at its lines' starts and ends, nor blank lines: older
+    sets' German, French, Portuguese and Japanese texts start lines with a space (FUT's "...\n
+    Vorhersage {1}{W}, ...", 229 texts), and 8 have a blank line the card does not print."""
+    if text is None or (
+        text == text.strip() and " \n" not in text and "\n " not in text and "\n\n" not in text
+    ):
+        return text
+    return _SPACE_AT_A_LINES_EDGE.sub("", text).strip("\n")
 
 
 def one_kind_of_break(text: str | None) -> str | None:
