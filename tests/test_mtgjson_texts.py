@@ -7,6 +7,7 @@ from conftest import of_type, parse_mtgjson
 
 from kb.importers.mtgjson_texts import (
     as_printed,
+    breaks_out_of_brackets,
     english_copy,
     english_mended,
     english_type_copied,
@@ -349,3 +350,25 @@ def test_a_translations_lines_lose_their_edge_spaces_and_blank_lines() -> None:
     assert lines_trimmed(spaced) == "Irrealität (...)\nVorhersage {1}{W}, ...\nWahnsinn {2}{B}"
     assert lines_trimmed("Fliegend\nEile") == "Fliegend\nEile"
     assert lines_trimmed(None) is None
+
+
+def test_a_break_inside_a_reminder_moves_to_the_seam_the_english_breaks_at() -> None:
+    # ONS's German Ascending Aven, as MTGJSON gives it.
+    english = (
+        "Flying\nAscending Aven can block only creatures with flying.\n"
+        "Morph {2}{U} (You may cast this card face down as a 2/2 creature for {3}. Turn it face"
+        " up any time for its morph cost.)"
+    )
+    german = (
+        "Fliegend\nDer Aufsteigende Avior kann nur fliegende Kreaturen blocken.Morph {2}{U} (Du"
+        " kannst diese Karte verdeckt für {3} als eine 2/2 Kreatur spielen.\nDecke sie zu einem"
+        " beliebigen Zeitpunkt für ihre Morph-Kosten auf.)"
+    )
+    assert breaks_out_of_brackets(german, english, "de") == (
+        "Fliegend\nDer Aufsteigende Avior kann nur fliegende Kreaturen blocken.\nMorph {2}{U} (Du"
+        " kannst diese Karte verdeckt für {3} als eine 2/2 Kreatur spielen. Decke sie zu einem"
+        " beliebigen Zeitpunkt für ihre Morph-Kosten auf.)"
+    )
+    # No seam to part at: the text stays as it is.
+    assert breaks_out_of_brackets("A (b\nc)", "X\nY", "de") == "A (b\nc)"
+    assert breaks_out_of_brackets("Fliegend\nEile", "Flying\nHaste", "de") == "Fliegend\nEile"

@@ -33,6 +33,7 @@ def as_printed(
     english = english_mended(without_markers(english))
     text = without_markers(without_markup(without_stray_glyphs(one_kind_of_break(text))))
     text, type_line = lines_trimmed(words_spaced(text)), words_spaced(type_line)
+    text = breaks_out_of_brackets(text, english, locale)
     # The line repairs change only a text with more or fewer lines than its English: told once
     # here, so that their own counts run for those alone (half of as_printed's time otherwise).
     if text is not None and english is not None and _line_count(text) != _line_count(english):
@@ -241,6 +242,33 @@ def lines_apart(text: str | None, english: str | None, locale: str) -> str | Non
         return text
     pieces = [text[start:end] for start, end in zip([0, *seams], [*seams, len(text)], strict=True)]
     return "\n".join(pieces)
+
+
+_BREAK_IN_BRACKETS: Final = re.compile(r"[(（][^)）\n]*\n")
+"""A line break inside a reminder's brackets."""
+
+
+def breaks_out_of_brackets(text: str | None, english: str | None, locale: str) -> str | None:
+    """A translation whose line break fell inside a reminder while the line before it ran
+    together with the previous one: ONS's German "... blocken.Morph {2}{U} (Du kannst ...
+    spielen.\nDecke sie ... auf.)", ISD's Korean "...받는다.회상 (... 있다.\n그 후, ...)", where
+    the English parts the lines before "Morph" and "Flashback". The reminder is joined again,
+    then parted at its seam (``lines_apart``); only where that gives the English's lines, and
+    the English breaks no reminder itself."""
+    if text is None or english is None or _BREAK_IN_BRACKETS.search(text) is None:
+        return text
+    if _BREAK_IN_BRACKETS.search(english) is not None:
+        return text
+    glue = "" if locale in _SCRIPTS_WITHOUT_SPACES else " "
+    lines = text.split("\n")
+    joined = [lines[0]]
+    for line in lines[1:]:
+        if _BREAK_IN_BRACKETS.search(joined[-1] + "\n"):
+            joined[-1] += glue + line
+        else:
+            joined.append(line)
+    parted = lines_apart("\n".join(joined), english, locale)
+    return parted if parted is not None and _line_count(parted) == _line_count(english) else text
 
 
 _SCRIPTS_WITHOUT_SPACES: Final = frozenset({"ja", "zh-Hans", "zh-Hant"})
