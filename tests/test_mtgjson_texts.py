@@ -372,3 +372,23 @@ def test_a_break_inside_a_reminder_moves_to_the_seam_the_english_breaks_at() -> 
     # No seam to part at: the text stays as it is.
     assert breaks_out_of_brackets("A (b\nc)", "X\nY", "de") == "A (b\nc)"
     assert breaks_out_of_brackets("Fliegend\nEile", "Flying\nHaste", "de") == "Fliegend\nEile"
+
+
+def test_a_hybrid_symbols_slash_as_a_break_is_mended_in_the_english() -> None:
+    # SHM's Beseech the Queen, as MTGJSON's originalText gives it.
+    english = "({2\nB} can be paid with any two mana or with {B}.)\nSearch your library ..."
+    assert english_mended(english) == (
+        "({2/B} can be paid with any two mana or with {B}.)\nSearch your library ..."
+    )
+    assert english_mended("{2}{B}\nDraw a card.") == "{2}{B}\nDraw a card."
+
+
+def test_a_symbol_run_together_with_a_capital_is_a_seam() -> None:
+    # UGIN's French Ghostfire Blade: two seams for the two lines MTGJSON lost.
+    english = "Equipped creature gets +2/+2.\nEquip {3}\nGhostfire Blade's equip ability ..."
+    french = "La créature équipée gagne +2/+2.Équipement {3}La capacité d'équipement ..."
+    assert lines_apart(french, english, "fr") == (
+        "La créature équipée gagne +2/+2.\nÉquipement {3}\nLa capacité d'équipement ..."
+    )
+    # Symbols one after the other are no seam.
+    assert lines_apart("{2}{W}Fliegend", "{2}{W}\nFlying", "de") == "{2}{W}\nFliegend"

@@ -103,6 +103,7 @@ _GATHERER_SYMBOLS: Final = re.compile(  # "o" first: re then looks for it alone,
 _GATHERER_SYMBOL: Final = re.compile(r"oo?\n([WUBRGX])|oc\n([TQ])|o([0-9]+|X)")
 """Old Gatherer's mana and tap symbols as MTGJSON's ``originalText`` of older sets spells them:
 "oc\nT" for {T}, "o2" for {2}, "o\nR" (or "oo\nR") for {R}, one after the other ("o1o\nG")."""
+_BREAK_IN_SYMBOL: Final = re.compile(r"\{([^{}\n]+)\n([^{}\n]+)\}")
 _COST_AFTER_DASH: Final = re.compile(r"—\n(?!•)")
 """A line break after a keyword's dash, before its cost ("Evoke—\nExile a red card from your
 hand."), where the card prints one line; a break before a mode's bullet is the card's."""
@@ -111,12 +112,15 @@ hand."), where the card prints one line; a break before a mode's bullet is the c
 def english_mended(english: str | None) -> str | None:
     """A printing's English text (MTGJSON ``originalText``) as the card prints it: Gatherer's
     old symbol codes as symbols (``_GATHERER_SYMBOLS``: ODY's Crystal Quarry "oc\nT: Add one
-    colorless mana", about 1,800 texts of the 2022 corpus), and a keyword's cost on its
-    keyword's line (``_COST_AFTER_DASH``). Both added lines that the translations do not
-    have, so a translation could not be set beside its English line by line."""
+    colorless mana", about 1,800 texts of the 2022 corpus), a hybrid symbol's slash that is
+    a line break ("{2\nW}" in SHM's, ZNR's and MM2's reminders, 53 texts), and a keyword's
+    cost on its keyword's line (``_COST_AFTER_DASH``). All added lines that the translations
+    do not have, so a translation could not be set beside its English line by line."""
     if english is None:
         return None
     english = _GATHERER_SYMBOLS.sub(_symbols, english)
+    if "\n" in english and _BREAK_IN_SYMBOL.search(english) is not None:
+        english = _BREAK_IN_SYMBOL.sub(r"{\1/\2}", english)
     return _COST_AFTER_DASH.sub("—", english) if "—\n" in english else english
 
 
@@ -206,9 +210,12 @@ def without_markup(text: str | None) -> str | None:
     return _MARKUP.sub("", text)
 
 
-_RUN_TOGETHER: Final = re.compile(r"(?<=[a-zß-öø-ÿа-яё.)])(?=[A-ZÀ-ÖØ-ÞА-ЯЁ{])")
+_RUN_TOGETHER: Final = re.compile(
+    r"(?<=[a-zß-öø-ÿа-яё.)])(?=[A-ZÀ-ÖØ-ÞА-ЯЁ{])|(?<=\})(?=[A-ZÀ-ÖØ-ÞА-ЯЁ])"
+)
 """Where two lines run together: a lower-case letter, a full stop or a closing bracket, then at
-once a capital or a symbol ("angreifen.)Fliegend", "KreaturWenn", "Spiel.{T}")."""
+once a capital or a symbol ("angreifen.)Fliegend", "KreaturWenn", "Spiel.{T}"); a symbol, then
+at once a capital (UGIN's French "Équipement {3}La capacité ...")."""
 _AFTER_KOREAN_SEAM: Final = r"[^\s.,)\]}」』”’\"':;!?·…~\-—]"
 _KOREAN_SEAM: Final = re.compile(rf"(?:(?<=\.)|(?<=\.\)))(?={_AFTER_KOREAN_SEAM})")
 """Korean puts a space after a sentence: a full stop (or a reminder's ".)") with a word or a
