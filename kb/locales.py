@@ -48,6 +48,21 @@ BY_CODE: dict[str, Locale] = {locale.code: locale for locale in LOCALES}
 LATIN_SCRIPT: frozenset[str] = frozenset({"en", "de", "fr", "it", "es", "pt-BR"})
 """The locales written in Latin letters, as English is; Japanese, Korean, Russian and Chinese
 are not: there a name or text in Latin letters is English left untranslated."""
+_PAST_LATIN = 0x250
+"""The first code point past the Latin alphabets (Basic Latin to Latin Extended-B)."""
+
+
+def in_latin_letters(text: str) -> bool:
+    """Whether the text has letters, all of them Latin (a Japanese one stops at its first): in
+    a locale not in LATIN_SCRIPT, English left untranslated."""
+    letters = False
+    for char in text:
+        if char.isalpha():
+            if ord(char) >= _PAST_LATIN:
+                return False
+            letters = True
+    return letters
+
 
 # Spellings seen in the sources, compared case-insensitively. Scryfall `lang` codes, MTGJSON
 # `foreignData.language` names, Gatherer URL locales and POSIX/Babel identifiers.

@@ -8,7 +8,7 @@ import re
 from itertools import accumulate
 from typing import Final, NamedTuple
 
-from kb.locales import LATIN_SCRIPT
+from kb.locales import LATIN_SCRIPT, in_latin_letters
 
 _LEVEL_MARKER: Final = re.compile(r"//Level_\d+//")
 
@@ -67,12 +67,7 @@ def english_type_copied(type_line: str | None, locale: str) -> bool:
     """Whether a type line in a locale not written in Latin letters is in Latin letters: the
     English copied (HOU's Crypt of the Eternals is "Land" in Japanese and Russian), which the
     page would show as the printed type line."""
-    return (
-        type_line is not None
-        and locale not in LATIN_SCRIPT
-        and type_line.isascii()
-        and _LETTERS.search(type_line) is not None
-    )
+    return type_line is not None and locale not in LATIN_SCRIPT and in_latin_letters(type_line)
 
 
 _OTHER_FACE: Final = "\n\n\n"
@@ -119,7 +114,7 @@ def english_mended(english: str | None) -> str | None:
     if english is None:
         return None
     english = _GATHERER_SYMBOLS.sub(_symbols, english)
-    if "\n" in english and _BREAK_IN_SYMBOL.search(english) is not None:
+    if "\n" in english:
         english = _BREAK_IN_SYMBOL.sub(r"{\1/\2}", english)
     return _COST_AFTER_DASH.sub("—", english) if "—\n" in english else english
 

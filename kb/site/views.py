@@ -7,9 +7,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar, Final, NamedTuple
+from typing import ClassVar, NamedTuple
 
-from kb.locales import LATIN_SCRIPT
+from kb.locales import LATIN_SCRIPT, in_latin_letters
 from kb.site.card_texts import FaceView, PrintedView
 from kb.site.forms import Items
 
@@ -50,22 +50,7 @@ def shown_name(locale: str, name: str | None, english: str) -> str | None:
     “Young Phoenix”")."""
     if locale in LATIN_SCRIPT or name is None:
         return name
-    return None if name == english or _in_latin_letters(name) else name
-
-
-_PAST_LATIN: Final = 0x250
-"""The first code point past the Latin alphabets (Basic Latin to Latin Extended-B)."""
-
-
-def _in_latin_letters(name: str) -> bool:
-    """Whether the name has letters, all of them Latin (a Japanese name stops at its first)."""
-    letters = False
-    for char in name:
-        if char.isalpha():
-            if ord(char) >= _PAST_LATIN:
-                return False
-            letters = True
-    return letters
+    return None if name == english or in_latin_letters(name) else name
 
 
 @dataclass(slots=True)
