@@ -7,15 +7,16 @@ import datetime as dt
 import gzip
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import run_kb, snapshot
+from printed_helpers import BOLT_1995, BOLT_2009, BOLT_2021, WATCHDOG, printed, sets
 from realdata import realdata
 from sqlalchemy import select, text
 from sqlalchemy.engine import Engine
 
 from kb import schema
+from kb.engine import make_engine
 from kb.importers.mtgjson_names import mended_name, partly_english
 from kb.importing import ImportOptions, run_import
 from kb.loader.names import more_english
@@ -23,38 +24,6 @@ from kb.records import ParseError
 from kb.site.card_texts import FaceView, PrintedView
 from kb.site.data import load_cards
 from kb.site.views import CardEntry
-
-SETS = "mtgjson-sets-2022-05"
-WATCHDOG = "scryfall_card_m21_2_de_alpine_watchdog.json"
-BOLT_1995 = "Der Blitz fügt einer Kreatur oder einem Spieler 3 Schadenspunkte zu."
-BOLT_2009 = "Der Blitzschlag fügt einer Kreatur oder einem Spieler deiner Wahl 3 Schadenspunkte zu."
-BOLT_2021 = "Der Blitzschlag fügt einem Ziel deiner Wahl 3 Schadenspunkte zu."
-
-
-def sets(*codes: str) -> list[Path]:
-    return [realdata(f"{SETS}/{code}.json.gz") for code in codes]
-
-
-def printed(engine: Engine, card: str, locale: str = "de") -> list[dict[str, Any]]:
-    """The card's printed texts in ``locale``, face by face, with the printing's source file."""
-    query = text(
-        "SELECT v.face, v.printed_name, v.printed_type_line, v.printed_text, v.oracle_type_line, "
-        "v.oracle_text, v.english_printed_text, v.set_code, v.collector_number, v.released_on, "
-        "s.uri AS source FROM printed_texts_view v JOIN printed_texts p ON p.card_id = v.card_id "
-        "AND p.locale = v.locale AND p.face = v.face LEFT JOIN sources s ON s.id = p.source_id "
-        "WHERE v.card = :card AND v.locale = :locale ORDER BY v.face"
-    )
-    with engine.connect() as connection:
-        rows = connection.execute(query, {"card": card, "locale": locale}).mappings().all()
-    # Dates as text: SQLite gives a view's dates so, PostgreSQL as dates.
-    return [
-        dict(row)
-        | {
-            "source": Path(row["source"]).name if row["source"] else None,
-            "released_on": str(row["released_on"]) if row["released_on"] else None,
-        }
-        for row in rows
-    ]
 
 
 def test_a_german_scryfall_card_object_gives_its_printed_text(engine: Engine) -> None:
@@ -355,7 +324,7 @@ def test_an_editors_correction_survives_imports_of_what_it_corrected(database_ur
     assert "printed texts: 0 new, 0 from a later printing," in forced.stdout
     later = run_kb(database_url, "import", *map(str, sets("M11")))
     assert "kept as an editor corrected them" in later.stdout.splitlines()[2]
-    engine = _engine(database_url)
+    engine = make_engine(database_url)
     [bolt] = printed(engine, "Lightning Bolt")
     assert (bolt["printed_text"], bolt["set_code"]) == (fixed, "M11")
     # A printing that says something else is a new translation: it replaces the fix.
@@ -380,7 +349,7 @@ def test_a_face_name_is_corrected_and_reverted(database_url: str) -> None:
         "bo",
     )
     assert (edit.exit_code, edit.stdout) == (0, "revision 1\n")
-    engine = _engine(database_url)
+    engine = make_engine(database_url)
     assert [f["printed_name"] for f in printed(engine, "Fire // Ice")] == ["Fire", "Eis"]
     run_kb(database_url, "-q", "import", "--force", *map(str, sets("CMD")))
     assert [f["printed_name"] for f in printed(engine, "Fire // Ice")] == ["Fire", "Eis"]
@@ -404,7 +373,7 @@ def test_an_editor_adds_a_printed_type_line_and_the_edits_refuse_what_is_not_the
         "revision 1\n",
         "",
     )
-    engine = _engine(database_url)
+    engine = make_engine(database_url)
     [italian] = printed(engine, "Alpine Watchdog", "it")
     assert (italian["printed_type_line"], italian["printed_text"], italian["source"]) == (
         "Creatura — Canide",
@@ -492,14 +461,8 @@ def _refused(engine: Engine, path: Path) -> str:
     return str(raised.value)
 
 
-def _engine(database_url: str) -> Engine:
-    from kb.engine import make_engine
-
-    return make_engine(database_url)
-
-
 def _bolt_id(database_url: str) -> int:
-    engine = _engine(database_url)
+    engine = make_engine(database_url)
     with engine.connect() as connection:
         found: int = connection.execute(
             select(schema.cards.c.id).where(schema.cards.c.name == "Lightning Bolt")
@@ -510,7 +473,7 @@ def _bolt_id(database_url: str) -> int:
 
 def test_an_edit_of_a_printed_text_logs_its_card_for_the_next_build(database_url: str) -> None:
     run_kb(database_url, "-q", "import", str(realdata(WATCHDOG)))
-    engine = _engine(database_url)
+    engine = make_engine(database_url)
     last = text("SELECT card_id FROM site_changes ORDER BY id DESC LIMIT 1")
     with engine.connect() as connection:
         assert connection.execute(last).scalar() is None  # the import: "any card"

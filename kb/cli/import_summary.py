@@ -49,12 +49,13 @@ def summary_lines(summary: Summary, verbose: bool = False) -> list[str]:
 
 def _texts_line(c: Counter[str]) -> list[str]:
     """The printed texts' line, where the files had any (most of kb's own have none)."""
-    keys = ("texts new", "texts changed", "texts unchanged", "texts as edited")
+    keys = ("texts new", "texts changed", "texts reread", "texts unchanged", "texts as edited")
     if not any(c[key] for key in keys):
         return []
     return [
         f"printed texts: {c['texts new']} new, {c['texts changed']} from a later printing, "
-        f"{c['texts unchanged']} unchanged"
+        + (f"{reread} read anew from their printing, " if (reread := c["texts reread"]) else "")
+        + f"{c['texts unchanged']} unchanged"
         + _as_edited(c["texts as edited"])
         + (
             f", {named} faces named from the card's name"

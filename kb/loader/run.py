@@ -120,11 +120,12 @@ class Loader:
         near duplicates of the texts it wrote, and mine the names of the printed texts."""
         counts = self.summary.counts
         self._mechanics.rules_by_template()
-        if any(counts[key] for key in ("texts new", "texts changed", "names new", "names changed")):
+        texts = counts["texts new"] + counts["texts changed"] + counts["texts reread"]
+        if texts or counts["names new"] or counts["names changed"]:
             self._texts.name_faces()
         # The printed texts or the mechanics changed: their names are voted again (a keyword
         # action the rules define is mined from its cards' Oracle texts).
-        mining = bool(counts["texts new"] or counts["texts changed"] or self.state.retag_everything)
+        mining = bool(texts or self.state.retag_everything)
         miner = MinedNames(self.state)
         with self._tags.tag_touched(miner.texts() if mining else 0) as ruling_tags:
             refresh_near_duplicates(self.state.connection, self.state.texts_written)

@@ -31,6 +31,8 @@ class LoadState:
     source_format: str = ""
     source_id: int | None = None
     """The file's ``sources`` row, once something it adds needs one."""
+    sources_written: set[int] = field(default_factory=set)
+    """The ``sources`` rows this run wrote: a row from one of them is this run's own."""
     touched_rulings: set[int] = field(default_factory=set)
     """Rulings whose text or links this run wrote: the finish tags them."""
     texts_written: set[int] = field(default_factory=set)
@@ -52,6 +54,7 @@ class LoadState:
                 .values(uri=self.path, format=self.source_format, sha256="", imported_at=self.now)
                 .returning(sources.c.id)
             ).scalar_one()
+            self.sources_written.add(self.source_id)
         return self.source_id
 
     def corrections(self) -> dict[str, dict[Any, Any]]:

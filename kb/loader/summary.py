@@ -23,6 +23,7 @@ class Summary:
         "names changed",
         "texts new",
         "texts changed",
+        "texts reread",
         "texts faces named",
         "rulings new",
         "rulings improved",

@@ -5,6 +5,12 @@ A printed text record replaces the stored row only when its printing ranks highe
 does not depend on the order in which files come, and importing a file again changes nothing.
 Two copies of one printing (MTGJSON's and Scryfall's) rank alike: the one stored first stays.
 
+The same printing read again from a source of the stored row's format, by a later import run
+(``kb import --force`` after an upgrade of kb, or a newer file of the same source), replaces
+the row where it reads otherwise: the parser's repairs (kb/importers/mtgjson_texts.py) and the
+source's own fixes reach a store imported before them. Within one run the first stays, as
+above; a column an editor corrected keeps the editor's value.
+
 The card's name in the locale follows the same printing, where the source gives it (MTGJSON's
 and Scryfall's printings name the whole card beside each text): a printing written here
 replaces a name that a bulk source gave, or one that is the English name (a gap in a source's
@@ -66,8 +72,8 @@ class Texts:
         self.names = names
         self._card_ids: dict[CardRef, int] = {}
         """The cards found so far this run: each set file names the same cards again."""
-        self._bulk_sources: dict[int, bool] = {}
-        """Whether a source (by id) is a bulk file, whose names a later printing replaces."""
+        self._formats: dict[int, str] = {}
+        """Each source's format, by id: a bulk file's names a later printing replaces."""
 
     def load(self, records: Sequence[PrintedTextRecord]) -> None:
         if not records:
@@ -78,13 +84,18 @@ class Texts:
         counts = self.state.summary.counts
         new_rows: list[tuple[Any, ...]] = []
         changed_rows: list[tuple[dict[str, Any], Key]] = []
+        again: list[Key] = []
         for key, record in wanted.items():
             row = _row(record)
             old = stored.get(key)
             if old is None:
                 new_rows.append((*key, *row.values()))
                 continue
-            if _printing(old).rank >= record.printing.rank:
+            rank = _printing(old).rank
+            if rank == record.printing.rank and self._read_before(old["source_id"]):
+                again.append(key)
+                continue
+            if rank >= record.printing.rank:
                 counts["texts unchanged"] += 1
                 continue
             replaced = corrections.get(key, {})
@@ -94,6 +105,9 @@ class Texts:
                     row[column] = old[column]
                     counts["texts as edited"] += 1
             changed_rows.append((row, key))
+        later = [key for _, key in changed_rows]
+        reread = self._read_again(wanted, again, corrections)
+        changed_rows.extend(reread)
         if new_rows:
             source_id = self.state.source()
             self.state.bulk.insert(
@@ -110,10 +124,55 @@ class Texts:
                 KEY_COLUMNS,
                 [(*row.values(), source_id, *key) for row, key in changed_rows],
             )
-            counts["texts changed"] += len(changed_rows)
-        self._name_cards(
-            wanted, [*(row[:3] for row in new_rows), *(key for _, key in changed_rows)]
-        )
+            counts["texts changed"] += len(changed_rows) - len(reread)
+            counts["texts reread"] += len(reread)
+        # The cards' names follow every printing written or read again (a name an older kb
+        # gave, too).
+        self._name_cards(wanted, [*(row[:3] for row in new_rows), *later, *again])
+
+    def _read_before(self, source_id: int | None) -> bool:
+        """Whether a stored row's source is of this file's format and an earlier run's: its
+        printing read again is worth comparing (the module's docstring)."""
+        if source_id is None or source_id in self.state.sources_written:
+            return False
+        return self._format(source_id) == self.state.source_format
+
+    def _read_again(
+        self,
+        wanted: dict[Key, PrintedTextRecord],
+        again: list[Key],
+        corrections: dict[Key, dict[str, set[Any]]],
+    ) -> list[tuple[dict[str, Any], Key]]:
+        """The rows of ``again`` (printings stored by an earlier run, read again) that now read
+        otherwise, each as ``load`` writes it; the others are counted unchanged. An editor's
+        column stays the editor's."""
+        counts = self.state.summary.counts
+        if not again:
+            return []
+        columns = (*KEY_COLUMNS, *ROW_COLUMNS)
+        stored: dict[Key, dict[str, Any]] = {}
+        keys = set(again)
+        for found in self.state.bulk.select_in(
+            printed_texts, columns, "card_id", {card_id for card_id, _, _ in again}
+        ):
+            key = (found[0], found[1], found[2])
+            if key in keys:
+                stored[key] = dict(zip(columns, found, strict=True))
+        changed = []
+        for key in again:
+            record, old = wanted[key], stored[key]
+            row = _row(record)
+            if _english_face(record):
+                row["face_name"] = old["face_name"]  # as ``name_faces`` named it
+            for column in corrections.get(key, {}):
+                if row[column] != old[column]:
+                    row[column] = old[column]
+                    counts["texts as edited"] += 1
+            if any(row[column] != old[column] for column in ROW_COLUMNS):
+                changed.append((row, key))
+            else:
+                counts["texts unchanged"] += 1
+        return changed
 
     def _name_cards(self, wanted: dict[Key, PrintedTextRecord], written: list[Key]) -> None:
         """The cards' names in the locales of the texts ``written``: their printings'."""
@@ -164,11 +223,14 @@ class Texts:
 
     def _from_bulk(self, source_id: int) -> bool:
         """Whether the source is a bulk file (MTGJSON or Scryfall cards), not kb's own."""
-        found = self._bulk_sources.get(source_id)
+        return self._format(source_id) in BULK_FORMATS
+
+    def _format(self, source_id: int) -> str:
+        found = self._formats.get(source_id)
         if found is None:
             query = sources.select().with_only_columns(sources.c.format)
             format_ = self.state.connection.execute(query.where(sources.c.id == source_id))
-            found = self._bulk_sources[source_id] = format_.scalar_one() in BULK_FORMATS
+            found = self._formats[source_id] = format_.scalar_one()
         return found
 
     def _best_of_batch(self, records: Sequence[PrintedTextRecord]) -> dict[Key, PrintedTextRecord]:
@@ -194,7 +256,7 @@ class Texts:
 
     def _stored(self, wanted: dict[Key, PrintedTextRecord]) -> dict[Key, dict[str, Any]]:
         """The stored rows of the wanted keys' cards."""
-        columns = (*KEY_COLUMNS, *EDITED_COLUMNS, *PRINTING_COLUMNS)
+        columns = (*KEY_COLUMNS, *EDITED_COLUMNS, *PRINTING_COLUMNS, "source_id")
         stored: dict[Key, dict[str, Any]] = {}
         cards = {card_id for card_id, _, _ in wanted}
         for found in self.state.bulk.select_in(printed_texts, columns, "card_id", cards):
@@ -216,6 +278,12 @@ def _row(record: PrintedTextRecord) -> dict[str, Any]:
         "collector_number": record.printing.collector_number,
         "released_on": record.printing.released_on,
     }
+
+
+def _english_face(record: PrintedTextRecord) -> bool:
+    """Whether the record names its face as the English does (a gap ``name_faces`` fills)."""
+    english = (record.card.name or "").split(FACE_SEPARATOR)
+    return len(english) > record.face and record.face_name == english[record.face]
 
 
 def _printing(row: dict[str, Any]) -> Printing:
