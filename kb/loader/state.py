@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
 from kb.loader.bulk import Bulk, bulk_for
@@ -33,6 +33,9 @@ class LoadState:
     """The file's ``sources`` row, once something it adds needs one."""
     sources_written: set[int] = field(default_factory=set)
     """The ``sources`` rows this run wrote: a row from one of them is this run's own."""
+    read_before: bool = field(init=False)
+    """Whether an earlier run wrote any ``sources`` row: none did in a new store, whose rows
+    are all this run's."""
     touched_rulings: set[int] = field(default_factory=set)
     """Rulings whose text or links this run wrote: the finish tags them."""
     texts_written: set[int] = field(default_factory=set)
@@ -45,6 +48,8 @@ class LoadState:
 
     def __post_init__(self) -> None:
         self.bulk = bulk_for(self.connection)
+        earlier = self.connection.execute(select(sources.c.id).limit(1)).first()
+        self.read_before = earlier is not None
 
     def source(self) -> int:
         """The id of the file's ``sources`` row, written with the first row the file adds."""

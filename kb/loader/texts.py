@@ -106,7 +106,7 @@ class Texts:
                     counts["texts as edited"] += 1
             changed_rows.append((row, key))
         later = [key for _, key in changed_rows]
-        reread = self._read_again(wanted, again, corrections)
+        reread = self._read_again(wanted, again, stored, corrections)
         changed_rows.extend(reread)
         if new_rows:
             source_id = self.state.source()
@@ -141,23 +141,13 @@ class Texts:
         self,
         wanted: dict[Key, PrintedTextRecord],
         again: list[Key],
+        stored: dict[Key, dict[str, Any]],
         corrections: dict[Key, dict[str, set[Any]]],
     ) -> list[tuple[dict[str, Any], Key]]:
         """The rows of ``again`` (printings stored by an earlier run, read again) that now read
         otherwise, each as ``load`` writes it; the others are counted unchanged. An editor's
         column stays the editor's."""
         counts = self.state.summary.counts
-        if not again:
-            return []
-        columns = (*KEY_COLUMNS, *ROW_COLUMNS)
-        stored: dict[Key, dict[str, Any]] = {}
-        keys = set(again)
-        for found in self.state.bulk.select_in(
-            printed_texts, columns, "card_id", {card_id for card_id, _, _ in again}
-        ):
-            key = (found[0], found[1], found[2])
-            if key in keys:
-                stored[key] = dict(zip(columns, found, strict=True))
         changed = []
         for key in again:
             record, old = wanted[key], stored[key]
@@ -255,8 +245,10 @@ class Texts:
         return wanted
 
     def _stored(self, wanted: dict[Key, PrintedTextRecord]) -> dict[Key, dict[str, Any]]:
-        """The stored rows of the wanted keys' cards."""
-        columns = (*KEY_COLUMNS, *EDITED_COLUMNS, *PRINTING_COLUMNS, "source_id")
+        """The stored rows of the wanted keys' cards: every column where a row may be an
+        earlier run's (``_read_again`` compares them), else those ``load`` compares."""
+        compared = ROW_COLUMNS if self.state.read_before else (*EDITED_COLUMNS, *PRINTING_COLUMNS)
+        columns = (*KEY_COLUMNS, *compared, "source_id")
         stored: dict[Key, dict[str, Any]] = {}
         cards = {card_id for card_id, _, _ in wanted}
         for found in self.state.bulk.select_in(printed_texts, columns, "card_id", cards):
