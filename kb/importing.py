@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, collector, schema
@@ -24,6 +24,7 @@ from kb.batches import BATCH_SIZE, chunks
 from kb.child_processes import how_it_ended
 from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
+    PARSER_REVISION,
     catalog,
     comprehensive_rules,
     json_lines,
@@ -246,13 +247,14 @@ def run_import(
             progress(bytes_read, records_loaded)
 
     with collector.paused(), engine.begin() as connection:  # the loader's keys: no cycles
-        skipped = set() if options.force else _imported_before(connection, streamed)
+        skipped, older = (set(), set()) if options.force else _imported_before(connection, streamed)
         loading = len(skipped) < len(files)
         if loading:
             changelog.begin_bulk_load(connection)
         with _parsed_streams([item for item in streamed if item not in skipped]) as parsed:
             loader = Loader(connection)
             loader.replace_names = options.replace_name
+            loader.summary.counts["files read again"] = len(older)
             for item in files:
                 if item in skipped:
                     loader.summary.counts["files skipped"] += 1
@@ -275,19 +277,30 @@ def _refresh_statistics(engine: Engine) -> None:
         connection.exec_driver_sql("ANALYZE")
 
 
-def _imported_before(connection: Connection, items: list[InputFile]) -> set[InputFile]:
-    """The bulk files whose exact bytes an earlier import read (``sources.sha256``).
+def _imported_before(
+    connection: Connection, items: list[InputFile]
+) -> tuple[set[InputFile], set[InputFile]]:
+    """The bulk files whose exact bytes an earlier import read (``sources.sha256``): those
+    that kb's parsers of today's revision read (``PARSER_REVISION``, or a later one), and those
+    that only an older revision read.
 
     Re-reading a bulk file that did not change cannot add anything, and proving that record by
-    record costs most of an import. kb's own small files (catalog, pages) are always read: what
-    they mean depends on --locale and --card.
+    record costs most of an import; unless the parsers changed since: then the file is read
+    again, so that their repairs reach the store. kb's own small files (catalog, pages) are
+    always read: what they mean depends on --locale and --card.
     """
     checksums = {item: streams.stored_sha256(item.source) for item in items}
-    known: set[str] = set()
+    revisions: dict[str, int] = {}
+    sources = schema.sources.c
     for chunk in chunks(set(checksums.values())):
-        query = select(schema.sources.c.sha256).where(schema.sources.c.sha256.in_(chunk))
-        known.update(connection.execute(query).scalars())
-    return {item for item, checksum in checksums.items() if checksum in known}
+        query = select(sources.sha256, func.coalesce(sources.parser_revision, 0)).where(
+            sources.sha256.in_(chunk)
+        )
+        for checksum, revision in connection.execute(query):
+            revisions[checksum] = max(revision, revisions.get(checksum, 0))
+    read = {item for item, checksum in checksums.items() if checksum in revisions}
+    current = {item for item in read if revisions[checksums[item]] >= PARSER_REVISION}
+    return current, read - current
 
 
 def _load_file(

@@ -18,7 +18,7 @@ from kb.resources import resource_dir
 if TYPE_CHECKING:
     from alembic.config import Config
 
-LATEST = "0012"
+LATEST = "0013"
 """The head of migrations/versions (a test checks it is Alembic's): a store at this revision
 needs nothing, and Alembic is not even imported."""
 

@@ -50,6 +50,10 @@ locales = Table(
     comment="The eleven languages Magic is printed in.",
 )
 
+PARSER_REVISION_COMMENT = (
+    "The revision of kb's parsers that read the file (kb.importers.PARSER_REVISION); NULL: "
+    "read before revisions were kept. An import reads again a file an older revision read."
+)
 sources = Table(
     "sources",
     metadata,
@@ -59,6 +63,7 @@ sources = Table(
     Column("sha256", String(64), nullable=False, index=True),
     Column("imported_at", DateTime, nullable=False),
     Column("stats", JSON, nullable=True),
+    Column("parser_revision", Integer, nullable=True, comment=PARSER_REVISION_COMMENT),
     comment="Imported files: where records came from.",
 )
 

@@ -160,15 +160,15 @@ def test_db_commands_walk_the_migrations(workdir: Path) -> None:
         "kb: error: sqlite:///kb.sqlite: no store here (kb import or kb db upgrade creates one)\n"
     )
     assert not (workdir / "kb.sqlite").exists()
-    assert runner.invoke(cli, ["db", "upgrade"]).output == "database at revision 0012\n"
-    assert runner.invoke(cli, ["db", "current"]).output == "0012 (latest)\n"
+    assert runner.invoke(cli, ["db", "upgrade"]).output == "database at revision 0013\n"
+    assert runner.invoke(cli, ["db", "current"]).output == "0013 (latest)\n"
     refused = runner.invoke(cli, ["db", "downgrade", "base"], input="n\n")
     assert refused.exit_code == 1 and refused.stdout == ""
     assert "drops the tables and columns later migrations added" in refused.stderr
-    assert runner.invoke(cli, ["db", "current"]).output == "0012 (latest)\n"
+    assert runner.invoke(cli, ["db", "current"]).output == "0013 (latest)\n"
     downgraded = runner.invoke(cli, ["db", "downgrade", "base"], input="y\n")
     assert downgraded.stdout == "database at revision base\n"
-    assert runner.invoke(cli, ["db", "current"]).output == "base (behind: latest is 0012)\n"
+    assert runner.invoke(cli, ["db", "current"]).output == "base (behind: latest is 0013)\n"
     assert runner.invoke(cli, ["db", "upgrade"]).exit_code == 0
     yes = runner.invoke(cli, ["db", "downgrade", "0007", "--yes"])
     assert (yes.stdout, yes.stderr) == ("database at revision 0007\n", "")

@@ -1,7 +1,7 @@
-"""A printing read again by a later import (``kb import --force``): what kb now makes of it
-replaces what an older kb stored, so the parser's repairs reach a store imported before them;
-an editor's correction, a face named from the card's name and another source's copy of the
-printing stay (kb/loader/texts.py)."""
+"""A printing read again by a later import (``kb import --force``, or a file that an older
+revision of the parsers read): what kb now makes of it replaces what an older kb stored, so the
+parser's repairs reach a store imported before them; an editor's correction, a face named from
+the card's name and another source's copy of the printing stay (kb/loader/texts.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import pytest
 from conftest import run_kb
 from printed_helpers import BOLT_2009, WATCHDOG, printed, sets
 from realdata import realdata
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.engine import Engine
 
+from kb import schema
 from kb.engine import make_engine
+from kb.importers import PARSER_REVISION
 from kb.importing import ImportOptions, run_import
 
 FORCE = ImportOptions(force=True)
@@ -56,6 +58,43 @@ def test_a_forced_import_mends_what_an_older_kb_stored(engine: Engine) -> None:
     assert printed(engine, "Lightning Bolt") == [bolt]
 
 
+def read_by_an_older_kb(engine: Engine) -> None:
+    """The sources as migration 0013 leaves those of an import before it: no revision."""
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE sources SET parser_revision = NULL"))
+
+
+def revisions(engine: Engine) -> list[int | None]:
+    with engine.connect() as connection:
+        query = select(schema.sources.c.parser_revision).order_by(schema.sources.c.id)
+        return list(connection.execute(query).scalars())
+
+
+@pytest.mark.realdata
+def test_a_file_an_older_parser_read_is_read_again_without_force(engine: Engine) -> None:
+    run_import(engine, sets("M10"))
+    assert revisions(engine) == [PARSER_REVISION]
+    stored_as_older_kb(engine, "Lightning Bolt", text=OLDER_BOLT)
+    read_by_an_older_kb(engine)
+    c = run_import(engine, sets("M10")).counts
+    assert (c["files read again"], c["files skipped"], c["texts reread"]) == (1, 0, 1)
+    assert printed(engine, "Lightning Bolt")[0]["printed_text"] == BOLT_2009
+    # The file is now this revision's: the next import skips it.
+    assert revisions(engine) == [None, PARSER_REVISION]
+    again = run_import(engine, sets("M10"))
+    assert (again.counts["files skipped"], again.counts["files read again"]) == (1, 0)
+
+
+@pytest.mark.realdata
+def test_a_file_read_again_that_adds_nothing_takes_the_revision(engine: Engine) -> None:
+    run_import(engine, sets("M10"))
+    read_by_an_older_kb(engine)
+    summary = run_import(engine, sets("M10"))
+    assert summary.counts["files read again"] == 1 and not summary.changed
+    assert revisions(engine) == [PARSER_REVISION]
+    assert run_import(engine, sets("M10")).counts["files skipped"] == 1
+
+
 @pytest.mark.realdata
 def test_a_cards_name_follows_its_printing_read_again(engine: Engine) -> None:
     """A name an older kb stored (before names were mended as cards print them, say) gives way
@@ -79,12 +118,15 @@ def test_the_summary_says_how_many_texts_were_read_anew(database_url: str) -> No
     run_kb(database_url, "-q", "import", *map(str, sets("M10")))
     engine = make_engine(database_url)
     stored_as_older_kb(engine, "Lightning Bolt", text=OLDER_BOLT)
+    read_by_an_older_kb(engine)
     engine.dispose()
-    forced = run_kb(database_url, "import", "--force", *map(str, sets("M10")))
-    assert forced.exit_code == 0
-    [line] = [line for line in forced.stdout.splitlines() if line.startswith("printed texts")]
-    assert line.startswith("printed texts: 0 new, 0 from a later printing, 1 read anew from ")
-    assert line.endswith(" unchanged")
+    imported = run_kb(database_url, "import", *map(str, sets("M10")))
+    assert imported.exit_code == 0
+    lines = imported.stdout.splitlines()
+    [texts] = [line for line in lines if line.startswith("printed texts")]
+    assert texts.startswith("printed texts: 0 new, 0 from a later printing, 1 read anew from ")
+    assert texts.endswith(" unchanged")
+    assert "files: 1 read again (an older kb read them)" in lines
 
 
 @pytest.mark.realdata

@@ -43,6 +43,7 @@ REVISIONS = (
     "0010",
     "0011",
     "0012",
+    "0013",
 )
 """The revisions whose changes the expected files hold, in order."""
 
@@ -273,6 +274,8 @@ def test_0004_derives_what_the_live_code_derives(database_url: str) -> None:
             [{"id": id_, "text": t, **ruling_keys(t)} for id_, t in zip(ids, RULINGS, strict=True)],
         )
         refresh_near_duplicates(connection, ids)
+        # The parsers' revision is 0013's: the way down drops it, the way up leaves it empty.
+        connection.execute(text("UPDATE sources SET parser_revision = NULL"))
     with engine.connect() as connection:
         live = _rows(connection)
     migrate.downgrade(engine, "0003")

@@ -158,7 +158,7 @@ def test_a_backup_is_one_consistent_file_that_opens_as_a_store(workdir: Path) ->
     copy = sqlite3.connect(workdir / "copy.sqlite")
     assert copy.execute("PRAGMA journal_mode").fetchone() == ("delete",)
     copy.close()
-    assert ok("db", "current", db="sqlite:///copy.sqlite").output == "0012 (latest)\n"
+    assert ok("db", "current", db="sqlite:///copy.sqlite").output == "0013 (latest)\n"
     ok("backup", "copy.sqlite")  # a second backup replaces the first
     assert not list(workdir.glob(".*.partial"))
 

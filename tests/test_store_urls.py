@@ -180,7 +180,7 @@ def test_kb_schema_and_the_saved_queries_list_need_no_store(workdir: Path) -> No
 @pytest.mark.parametrize("command", [["import", "data"], ["db", "upgrade"], ["demo"]], ids=" ".join)
 def test_the_commands_that_create_a_store(workdir: Path, command: list[str]) -> None:
     ok(*command, db="sqlite:///new.sqlite")
-    assert ok("db", "current", db="sqlite:///new.sqlite").output == "0012 (latest)\n"
+    assert ok("db", "current", db="sqlite:///new.sqlite").output == "0013 (latest)\n"
 
 
 def test_downgrade_to_base_leaves_no_table_and_kb_brings_it_back(empty_database_url: str) -> None:
@@ -192,7 +192,7 @@ def test_downgrade_to_base_leaves_no_table_and_kb_brings_it_back(empty_database_
     assert inspect(engine).get_table_names() == []
     result = kb("sources", db=url)
     assert result.stderr == f"kb: error: {shown}: {NO_STORE}\n"
-    assert ok("db", "current", db=url).output == "base (behind: latest is 0012)\n"
+    assert ok("db", "current", db=url).output == "base (behind: latest is 0013)\n"
     ok("import", str(DATA), db=url)
     assert "data/catalog.toml" in ok("sources", db=url).output
     engine.dispose()
@@ -209,7 +209,7 @@ def test_a_store_alembic_took_down_to_base_is_brought_back_up(empty_database_url
         )
     assert kb("sources", db=url).stderr.endswith(f": {NO_STORE}\n")
     ok("import", str(DATA), db=url)
-    assert ok("db", "current", db=url).output == "0012 (latest)\n"
+    assert ok("db", "current", db=url).output == "0013 (latest)\n"
     engine.dispose()
 
 
@@ -265,7 +265,7 @@ def test_postgresql_without_a_driver_named_is_psycopg(
     ok("import", "data", db=bare)
     assert ok("sql", "--csv", "SELECT count(*) AS n FROM cards", db=bare).output == "n\n2\n"
     heroku = url.replace("postgresql+psycopg://", "postgres://", 1)
-    assert ok("db", "current", db=heroku).output == "0012 (latest)\n"
+    assert ok("db", "current", db=heroku).output == "0013 (latest)\n"
 
 
 @pytest.mark.postgres
@@ -356,7 +356,7 @@ def test_a_socket_folder_as_host(workdir: Path, socket_store: tuple[str, str]) -
     url = f"postgresql+psycopg://{role}@/{database}?host=%2Fvar%2Frun%2Fpostgresql"
     ok("import", "data", db=url)
     assert ok("sql", "--csv", "SELECT count(*) AS n FROM cards", db=url).output == "n\n2\n"
-    assert ok("db", "current", db=url).output == "0012 (latest)\n"
+    assert ok("db", "current", db=url).output == "0013 (latest)\n"
     result = kb("backup", "kb.dump", db=url)
     assert result.stderr == (
         "kb: error: kb backup copies SQLite stores; use pg_dump --format=custom "

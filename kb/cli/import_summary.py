@@ -32,6 +32,8 @@ def summary_lines(summary: Summary, verbose: bool = False) -> list[str]:
         lines.append(
             f"files: {c['files skipped']} skipped (imported before: same checksum; --force)"
         )
+    if c["files read again"]:
+        lines.append(f"files: {c['files read again']} read again (an older kb read them)")
     if summary.unknown_files:
         lines.append(f"files: {len(summary.unknown_files)} of no known format skipped")
         lines.extend(f"  {unknown}" for unknown in summary.unknown_files if verbose)

@@ -7,11 +7,12 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Iterable
 
-from sqlalchemy import update
+from sqlalchemy import or_, update
 from sqlalchemy.engine import Connection
 
 from kb.batches import BATCH_SIZE, chunks
 from kb.derived import refresh_near_duplicates
+from kb.importers import PARSER_REVISION
 from kb.loader.cards import Cards
 from kb.loader.mechanics import Mechanics
 from kb.loader.mined_names import MinedNames
@@ -93,6 +94,14 @@ class Loader:
                 update(sources)
                 .where(sources.c.id == self.state.source_id)
                 .values(sha256=sha256, stats=dict(sorted(added.items())))
+            )
+        else:  # read again and found the same: the file is this revision's, too
+            older = sources.c.parser_revision
+            self.state.connection.execute(
+                update(sources)
+                .where(sources.c.sha256 == sha256)
+                .where(or_(older.is_(None), older < PARSER_REVISION))
+                .values(parser_revision=PARSER_REVISION)
             )
 
     # Records

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
+from kb.importers import PARSER_REVISION
 from kb.loader.bulk import Bulk, bulk_for
 from kb.loader.corrections import read_corrections
 from kb.loader.summary import Summary
@@ -56,7 +57,13 @@ class LoadState:
         if self.source_id is None:
             self.source_id = self.connection.execute(
                 insert(sources)
-                .values(uri=self.path, format=self.source_format, sha256="", imported_at=self.now)
+                .values(
+                    uri=self.path,
+                    format=self.source_format,
+                    sha256="",
+                    imported_at=self.now,
+                    parser_revision=PARSER_REVISION,
+                )
                 .returning(sources.c.id)
             ).scalar_one()
             self.sources_written.add(self.source_id)
