@@ -14,6 +14,7 @@ import threading
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -85,6 +86,13 @@ def _served(folder: Path) -> dict[str, bytes]:
             if address != MANIFEST:
                 found[address] = path.read_bytes()
     return found
+
+
+def _shapes(served: dict[str, bytes]) -> Counter[str]:
+    """The addresses of a site, each with the content hashes in its name left out: the search
+    index's files are named by their content, which an edit changes. A site whole is every
+    address of the shapes of the one before, once (a mix of two sites holds a shape twice)."""
+    return Counter(re.sub(r"(?<=_)[0-9a-f]{7,}(?=[._])", "#", address) for address in served)
 
 
 def _versions(folder: Path) -> list[str]:
@@ -380,7 +388,7 @@ def test_a_build_killed_in_a_mount_point_leaves_a_whole_site(
     command = [sys.executable, "-m", "kb", "--db", sqlite_url, "-q", "build", "--full"]
     command += ["--out", str(mount_point), "-j", "1"]
     assert subprocess.run(command, check=False).returncode == 0
-    addresses = set(_served(mount_point))
+    addresses = _shapes(_served(mount_point))
     killed = 0
     for number, delay in enumerate((0.1, 0.2, 0.3, 0.4, 0.6, 0.9)):
         _edit_spree_modes(engine, f"kill {number}.")
@@ -392,7 +400,7 @@ def test_a_build_killed_in_a_mount_point_leaves_a_whole_site(
             process.wait()
             killed += 1
         served = _served(mount_point)
-        assert set(served) == addresses
+        assert _shapes(served) == addresses
         shown = {
             match
             for data in served.values()
