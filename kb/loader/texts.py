@@ -6,10 +6,11 @@ does not depend on the order in which files come, and importing a file again cha
 Two copies of one printing (MTGJSON's and Scryfall's) rank alike: the one stored first stays.
 
 The same printing read again from a source of the stored row's format, by a later import run
-(``kb import --force`` after an upgrade of kb, or a newer file of the same source), replaces
-the row where it reads otherwise: the parser's repairs (kb/importers/mtgjson_texts.py) and the
-source's own fixes reach a store imported before them. Within one run the first stays, as
-above; a column an editor corrected keeps the editor's value.
+(the first import after an upgrade of kb's parsers, which reads their files again; ``--force``;
+a newer file of the same source), replaces the row where it reads otherwise: the parsers'
+repairs (kb/importers/mtgjson_texts.py) and the source's own fixes reach a store imported
+before them. Within one run the first stays, as above; a column an editor corrected keeps the
+editor's value.
 
 The card's name in the locale follows the same printing, where the source gives it (MTGJSON's
 and Scryfall's printings name the whole card beside each text): a printing written here
