@@ -1,4 +1,5 @@
-"""Saved queries (queries/*.sql): listed, documented, and right on the demo store."""
+"""Saved queries (queries/*.sql): listed, documented, and right on the demo store (and, for the
+printed texts, on a set of the real corpus)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_keys_and_pairs_follow_texts, run_kb
+from realdata import realdata
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from kb import edits, revisions, schema
 from kb.engine import make_engine
+from kb.importing import run_import
 from kb.sql import QueryError, run_query, saved_queries, saved_query_values
 
 
@@ -31,6 +34,8 @@ def test_every_saved_query_has_a_title_and_description() -> None:
         "undated_links",
         "near_duplicate_rulings",
         "translations_to_review",
+        "mined_names_to_check",
+        "printed_texts_to_check",
     } <= set(queries)
     for query in queries.values():
         assert query.title and query.description
@@ -202,6 +207,32 @@ def test_translations_to_review(demo_url: str) -> None:
     revisions.revert(engine, "cy", reworded)
     assert waiting() == [draft]
     engine.dispose()
+
+
+@pytest.mark.realdata
+def test_printed_texts_to_check(database_url: str) -> None:
+    """MTGJSON's Korean texts of M12 lost lines and symbols: Archon of Justice reads
+    "비행정의의 집정관이 ..." for "Flying" and "When Archon of Justice dies, ...", Alabaster Mage
+    ": 당신이 조종하는 ..." for "{1}{W}: Target creature you control ..."."""
+    engine = make_engine(database_url)
+    run_import(engine, [realdata("mtgjson-sets-2022-05/M12.json.gz")])
+    engine.dispose()
+    korean = {
+        row["card"]: row
+        for row in rows(database_url, "printed_texts_to_check", "-p", "locale", "ko")
+    }
+    assert korean["Archon of Justice"]["why"] == "lines run together"
+    assert korean["Archon of Justice"]["text"].startswith("비행정의의 집정관이 죽을 때")
+    assert korean["Alabaster Mage"]["why"] == "symbols lost"
+    assert (korean["Alabaster Mage"]["set_code"], korean["Alabaster Mage"]["collector_number"]) == (
+        "M12",
+        "2",
+    )
+    assert korean["Llanowar Elves"]["text"] == ": 를 당신의 마나풀에 담는다."  # {T} and {G}
+    assert "Lava Axe" not in korean and "Shock" not in korean  # whole, as printed
+    assert 40 <= len(korean) <= 100
+    german = rows(database_url, "printed_texts_to_check", "-p", "locale", "de")
+    assert len(german) < len(korean) / 4
 
 
 @pytest.mark.parametrize("name", sorted(saved_queries()))
