@@ -86,6 +86,7 @@ class Texts:
         new_rows: list[tuple[Any, ...]] = []
         changed_rows: list[tuple[dict[str, Any], Key]] = []
         again: list[Key] = []
+        reread: list[tuple[dict[str, Any], Key]] = []
         for key, record in wanted.items():
             row = _row(record)
             old = stored.get(key)
@@ -95,6 +96,10 @@ class Texts:
             rank = _printing(old).rank
             if rank == record.printing.rank and self._read_before(old["source_id"]):
                 again.append(key)
+                if self._reads_otherwise(record, row, old, corrections.get(key, {})):
+                    reread.append((row, key))
+                else:
+                    counts["texts unchanged"] += 1
                 continue
             if rank >= record.printing.rank:
                 counts["texts unchanged"] += 1
@@ -106,9 +111,6 @@ class Texts:
                     row[column] = old[column]
                     counts["texts as edited"] += 1
             changed_rows.append((row, key))
-        later = [key for _, key in changed_rows]
-        reread = self._read_again(wanted, again, stored, corrections)
-        changed_rows.extend(reread)
         if new_rows:
             source_id = self.state.source()
             self.state.bulk.insert(
@@ -117,18 +119,19 @@ class Texts:
                 [(*row, source_id) for row in new_rows],
             )
             counts["texts new"] += len(new_rows)
-        if changed_rows:
+        if changed_rows or reread:
             source_id = self.state.source()
             self.state.bulk.update(
                 printed_texts,
                 (*ROW_COLUMNS, "source_id"),
                 KEY_COLUMNS,
-                [(*row.values(), source_id, *key) for row, key in changed_rows],
+                [(*row.values(), source_id, *key) for row, key in (*changed_rows, *reread)],
             )
-            counts["texts changed"] += len(changed_rows) - len(reread)
+            counts["texts changed"] += len(changed_rows)
             counts["texts reread"] += len(reread)
         # The cards' names follow every printing written or read again (a name an older kb
         # gave, too).
+        later = (key for _, key in changed_rows)
         self._name_cards(wanted, [*(row[:3] for row in new_rows), *later, *again])
 
     def _read_before(self, source_id: int | None) -> bool:
@@ -138,32 +141,23 @@ class Texts:
             return False
         return self._format(source_id) == self.state.source_format
 
-    def _read_again(
+    def _reads_otherwise(
         self,
-        wanted: dict[Key, PrintedTextRecord],
-        again: list[Key],
-        stored: dict[Key, dict[str, Any]],
-        corrections: dict[Key, dict[str, set[Any]]],
-    ) -> list[tuple[dict[str, Any], Key]]:
-        """The rows of ``again`` (printings stored by an earlier run, read again) that now read
-        otherwise, each as ``load`` writes it; the others are counted unchanged. An editor's
-        column stays the editor's."""
-        counts = self.state.summary.counts
-        changed = []
-        for key in again:
-            record, old = wanted[key], stored[key]
-            row = _row(record)
-            if _english_face(record):
-                row["face_name"] = old["face_name"]  # as ``name_faces`` named it
-            for column in corrections.get(key, {}):
-                if row[column] != old[column]:
-                    row[column] = old[column]
-                    counts["texts as edited"] += 1
-            if any(row[column] != old[column] for column in ROW_COLUMNS):
-                changed.append((row, key))
-            else:
-                counts["texts unchanged"] += 1
-        return changed
+        record: PrintedTextRecord,
+        row: dict[str, Any],
+        old: dict[str, Any],
+        edited: dict[str, set[Any]],
+    ) -> bool:
+        """Whether a printing stored by an earlier run, read again, now reads otherwise than
+        the stored ``old``; ``row`` becomes what ``load`` writes. An editor's column stays the
+        editor's."""
+        if _english_face(record):
+            row["face_name"] = old["face_name"]  # as ``name_faces`` named it
+        for column in edited:
+            if row[column] != old[column]:
+                row[column] = old[column]
+                self.state.summary.counts["texts as edited"] += 1
+        return any(row[column] != old[column] for column in ROW_COLUMNS)
 
     def _name_cards(self, wanted: dict[Key, PrintedTextRecord], written: list[Key]) -> None:
         """The cards' names in the locales of the texts ``written``: their printings'."""
@@ -247,7 +241,7 @@ class Texts:
 
     def _stored(self, wanted: dict[Key, PrintedTextRecord]) -> dict[Key, dict[str, Any]]:
         """The stored rows of the wanted keys' cards: every column where a row may be an
-        earlier run's (``_read_again`` compares them), else those ``load`` compares."""
+        earlier run's (``_reads_otherwise`` compares them), else those ``load`` compares."""
         compared = ROW_COLUMNS if self.state.read_before else (*EDITED_COLUMNS, *PRINTING_COLUMNS)
         columns = (*KEY_COLUMNS, *compared, "source_id")
         stored: dict[Key, dict[str, Any]] = {}
