@@ -12,6 +12,10 @@ from kb.lookup import CardSheet, Lookup, Match, TagSheet
 from kb.terminal_text import wrap
 
 INDENT = "  "
+DAMAGED = (
+    "(This printed text looks damaged in its source: lines run together or mana symbols lost. "
+    "The Oracle text is whole.)"
+)
 
 
 def card_text(card: CardSheet, width: int) -> str:
@@ -30,6 +34,8 @@ def card_text(card: CardSheet, width: int) -> str:
         out.append(f"Mechanics: {_tags(card.mechanics)}")
     if card.printed:
         out += ["", "Printed text" + _printing(card)]
+        if any(face.damaged_in_source for face in card.printed):
+            out += wrap(DAMAGED, width, INDENT)
         for face in card.printed:
             out += _face(face.face_name, face.type_line, face.text, width)
     if card.type_line or card.oracle_text or card.faces:

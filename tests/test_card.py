@@ -288,6 +288,7 @@ def test_json_in_a_locale_with_printed_faces(store: str) -> None:
         "set_code": "MH2",
         "collector_number": "290",
         "released_on": "2021-06-18",
+        "damaged_in_source": False,
     }
     assert [ruling["published_on"] for ruling in shown["rulings"]] == ["2021-06-18", None]
     assert shown["mechanics"] == [] and shown["rulings"][0]["tags"] == []
@@ -525,3 +526,22 @@ def test_tags_use_the_mined_names_of_a_real_set(database_url: str) -> None:
     assert document["card"]["mechanics"] == [
         {"slug": "flashback", "name": "Rückblende", "locale": "de"}
     ]
+
+
+@pytest.mark.realdata
+def test_a_printed_text_damaged_in_its_source_says_so(database_url: str) -> None:
+    """MTGJSON's Korean M12 lost Llanowar Elves' {T} and {G}: ": 를 당신의 마나풀에 담는다."."""
+    engine = make_engine(database_url)
+    run_import(engine, [realdata("mtgjson-sets-2022-05/M12.json.gz")])
+    engine.dispose()
+    shown = ok(database_url, "Llanowar Elves", "--locale", "ko", "--width", "60")
+    assert (
+        "Printed text, as printed in M12, number 182 (2011-07-15)\n"
+        "  (This printed text looks damaged in its source: lines run\n"
+        "  together or mana symbols lost. The Oracle text is whole.)\n"
+        "  생물 — 엘프 드루이드\n  : 를 당신의 마나풀에 담는다.\n"
+    ) in shown
+    document = json.loads(ok(database_url, "Llanowar Elves", "--json", "--locale", "ko"))
+    assert document["card"]["printed"][0]["damaged_in_source"] is True
+    whole = ok(database_url, "Lava Axe", "--locale", "ko")
+    assert "damaged" not in whole and "Printed text, as printed in M12" in whole

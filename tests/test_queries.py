@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from conftest import assert_keys_and_pairs_follow_texts, run_kb
 from realdata import realdata
-from sqlalchemy import select
+from sqlalchemy import select, true
 from sqlalchemy.engine import Engine
 
 from kb import edits, revisions, schema
 from kb.engine import make_engine
 from kb.importing import run_import
+from kb.site.card_texts import printed
 from kb.sql import QueryError, run_query, saved_queries, saved_query_values
 
 
@@ -217,10 +218,8 @@ def test_printed_texts_to_check(database_url: str) -> None:
     engine = make_engine(database_url)
     run_import(engine, [realdata("mtgjson-sets-2022-05/M12.json.gz")])
     engine.dispose()
-    korean = {
-        row["card"]: row
-        for row in rows(database_url, "printed_texts_to_check", "-p", "locale", "ko")
-    }
+    korean_rows = rows(database_url, "printed_texts_to_check", "-p", "locale", "ko")
+    korean = {row["card"]: row for row in korean_rows}
     assert korean["Archon of Justice"]["why"] == "lines run together"
     assert korean["Archon of Justice"]["text"].startswith("비행정의의 집정관이 죽을 때")
     assert korean["Alabaster Mage"]["why"] == "symbols lost"
@@ -233,6 +232,19 @@ def test_printed_texts_to_check(database_url: str) -> None:
     assert 40 <= len(korean) <= 100
     german = rows(database_url, "printed_texts_to_check", "-p", "locale", "de")
     assert len(german) < len(korean) / 4
+    # The card pages and kb card flag exactly the faces the query lists.
+    engine = make_engine(database_url)
+    with engine.connect() as connection:
+        names = dict(connection.execute(select(schema.cards.c.id, schema.cards.c.name)).all())
+        flagged = {
+            (names[card_id], str(face.face))
+            for (card_id, locale), faces in printed(connection, lambda _card: true()).items()
+            for face in faces
+            if locale == "ko" and face.damaged_in_source
+        }
+    engine.dispose()
+    listed = {(row["card"], row["face"]) for row in korean_rows}
+    assert flagged == listed and len(listed) == len(korean_rows)
 
 
 @pytest.mark.parametrize("name", sorted(saved_queries()))

@@ -254,3 +254,15 @@ def test_no_a_to_z_page_is_over_200_kb_nor_a_section_over_a_tenth(real_site: Bui
             assert 0 < len(slugs) <= cards // 10, (page, len(slugs))
             listed += slugs
         assert len(listed) == len(set(listed)) == cards, locale.code  # every card, once
+
+
+def test_a_printed_text_damaged_in_its_source_says_so(real_site: BuildResult) -> None:
+    """MTGJSON's Korean M12 ran Archon of Justice's "Flying" into its next line; its page says
+    that the printed text looks damaged and that the Oracle text is whole. Lava Axe's is whole."""
+    cards = real_site.out / "ko" / "cards"
+    note = '<p class="source-note">이 인쇄된 텍스트는 출처에서 손상된 것으로 보입니다'
+    assert note in (cards / "archon-of-justice.html").read_text("utf-8")
+    assert "source-note" not in (cards / "lava-axe.html").read_text("utf-8")
+    flagged = [page for page in cards.iterdir() if b"source-note" in page.read_bytes()]
+    # As many as the saved query printed_texts_to_check lists (321 texts of some 300 cards).
+    assert 250 <= len(flagged) <= 330

@@ -36,6 +36,20 @@ class PrintedView(NamedTuple):
     set_code: str | None
     collector_number: str | None
     released_on: dt.date | None
+    damaged_in_source: bool
+    """The text looks damaged in its source beside the English printed on the same printing
+    (``damaged_in_source``): the page says so, and that the Oracle text is whole."""
+
+
+def damaged_in_source(text: str | None, english_text: str | None) -> bool:
+    """Whether a printed text looks damaged in its source beside the English printed on the same
+    printing: fewer lines (lines run together), or no mana or tap symbol where the English has
+    one. The same test as queries/printed_texts_to_check.sql, which lists them for editors."""
+    if text is None or english_text is None:
+        return False
+    if text.count("\n") < english_text.count("\n"):
+        return True
+    return "{" in english_text and "{" not in text
 
 
 def oracle_faces(connection: Connection, of_cards: CardFilter) -> dict[int, tuple[FaceView, ...]]:
@@ -56,11 +70,16 @@ def printed(
 ) -> dict[tuple[int, str], tuple[PrintedView, ...]]:
     """The printed faces of the cards, by card and locale, in order."""
     texts: dict[tuple[int, str], list[PrintedView]] = {}
-    columns = (tables.printed_texts.c[name] for name in PrintedView._fields)
-    for card_id, locale, *text in connection.execute(
-        select(tables.printed_texts.c.card_id, tables.printed_texts.c.locale, *columns)
-        .where(of_cards(tables.printed_texts.c.card_id))
-        .order_by(*tables.printed_texts.primary_key.columns)
+    table = tables.printed_texts
+    # Every field but the last, which is derived from the text and the English printed.
+    columns = [table.c[name] for name in PrintedView._fields[:-1]]
+    for card_id, locale, english_text, *fields in connection.execute(
+        select(table.c.card_id, table.c.locale, table.c.english_text, *columns)
+        .where(of_cards(table.c.card_id))
+        .order_by(*table.primary_key.columns)
     ).all():
-        texts.setdefault((card_id, locale), []).append(PrintedView(*text))
+        view = PrintedView._make([*fields, False])
+        if damaged_in_source(view.text, english_text):
+            view = view._replace(damaged_in_source=True)
+        texts.setdefault((card_id, locale), []).append(view)
     return {key: tuple(found) for key, found in texts.items()}
