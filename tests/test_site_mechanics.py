@@ -1,4 +1,5 @@
-"""Mechanic pages quote their rule, and home pages list mechanics by kind (issue 20 §4)."""
+"""Mechanic pages quote their rule, home pages list mechanics by kind (issue 20 §4), and a card's
+page names its mechanics."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from realdata import DATA, realdata
 from sqlalchemy import update
 from sqlalchemy.engine import Engine
 
-from kb import schema
+from kb import edits, schema
 from kb.importing import run_import
 from kb.site.build import build
 
@@ -69,6 +70,27 @@ def test_a_mechanics_rule_text_or_kind_edited_renders_its_pages_again(
     assert "702.172a Spree, as the rules now say it." in (
         out / "ja/mechanics/spree.html"
     ).read_text("utf-8")
+    full = build(engine, tmp_path / "full").out
+    assert {path.relative_to(out): path.read_bytes() for path in out.rglob("*.html")} == {
+        path.relative_to(full): path.read_bytes() for path in full.rglob("*.html")
+    }
+
+
+def test_a_card_page_names_its_mechanics_and_follows_a_tag(engine: Engine, tmp_path: Path) -> None:
+    """The card's mechanics under its mana cost, each in the page's locale and linked to its
+    page; an editor's tag reaches the card's pages and the mechanic's in an incremental build,
+    as a full build shows them."""
+    out = _site(engine, tmp_path)
+    page = out / "de/cards/three-steps-ahead.html"
+    assert (
+        '<p class="card-mechanics">Mechaniken: '
+        '<a class="tag" href="../../de/mechanics/spree.html">Exzess</a>\n</p>'
+    ) in page.read_text("utf-8")
+    edits.set_tag(engine, "ann", "plot", True, card="Three Steps Ahead")
+    tagged = build(engine, out)
+    assert tagged.written == 2 * 11  # the card's page and plot's, which now lists the card
+    shown = page.read_text("utf-8")
+    assert shown.index("mechanics/plot.html") < shown.index("mechanics/spree.html")
     full = build(engine, tmp_path / "full").out
     assert {path.relative_to(out): path.read_bytes() for path in out.rglob("*.html")} == {
         path.relative_to(full): path.read_bytes() for path in full.rglob("*.html")

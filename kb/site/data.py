@@ -227,6 +227,19 @@ def _tags(
     }
 
 
+def _add_card_tags(cards: dict[int, CardView], mechanics: dict[str, MechanicView]) -> None:
+    """Each card's mechanics, from the index's (``mechanics`` are sorted by slug)."""
+    found: dict[int, list[Tag]] = {}
+    for mechanic in mechanics.values():
+        tag = None
+        for card_id in mechanic.card_ids:
+            if card_id in cards:
+                tag = tag or Tag(mechanic.key, mechanic.slug, mechanic.name, mechanic.names)
+                found.setdefault(card_id, []).append(tag)
+    for card_id, tags in found.items():
+        cards[card_id].mechanics = tuple(tags)
+
+
 def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, dict[str, str]]:
     """Community translations of the rulings, by locale, reviewed against their English text
     as it is (a review of an earlier text waits for review again)."""
@@ -339,6 +352,7 @@ def load_cards(
         of_these_cards(tables.card_rulings.c.card_id)
     )
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
+    _add_card_tags(cards, mechanics)
     tags = _tags(connection, ruling_ids, by_id)
     translations = _translations(connection, ruling_ids)
     # One view per ruling and date: the cards read together that show a ruling share its view.
