@@ -10,7 +10,7 @@ their own shares.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, func, or_, select
@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 
 from kb import schema as tables
 from kb.site import card_texts
+from kb.site.card_texts import CardFilter
 from kb.site.forms import Items
 from kb.site.paths import unique_slugs
 from kb.site.views import (
@@ -171,7 +172,7 @@ def _general_rulings(
             tables.rulings, tables.rulings.c.id == shared.c.ruling_id
         )
     ).all()
-    tags = _tags(connection, tagged, mechanics_by_id)
+    tags = _ruling_tags(connection, tagged, mechanics_by_id)
     translations = _translations(connection, tagged)
     rulings = [
         RulingView(
@@ -204,40 +205,39 @@ RulingIds = Select[int]
 
 
 def _tags(
-    connection: Connection, ruling_ids: RulingIds, mechanics_by_id: dict[int, MechanicView]
+    pairs: Iterable[tuple[int, int]], mechanics_by_id: dict[int, MechanicView]
 ) -> dict[int, tuple[Tag, ...]]:
-    """The mechanics each ruling is tagged with, sorted by the store's slug."""
+    """The mechanics of each ruling or card, from (its id, a mechanic's id) pairs, sorted by
+    the store's slug."""
     tags: dict[int, list[Tag]] = {}
     made: dict[int, Tag] = {}
-    for ruling_id, mechanic_id in connection.execute(
-        select(tables.ruling_mechanics.c.ruling_id, tables.ruling_mechanics.c.mechanic_id).where(
-            tables.ruling_mechanics.c.ruling_id.in_(ruling_ids)
-        )
-    ):
+    for owner, mechanic_id in pairs:
         tag = made.get(mechanic_id)
         if tag is None:
             mechanic = mechanics_by_id[mechanic_id]
             tag = made[mechanic_id] = Tag(
                 mechanic.key, mechanic.slug, mechanic.name, mechanic.names
             )
-        tags.setdefault(ruling_id, []).append(tag)
-    return {
-        ruling_id: tuple(sorted(found, key=lambda tag: tag.key))
-        for ruling_id, found in tags.items()
-    }
+        tags.setdefault(owner, []).append(tag)
+    return {owner: tuple(sorted(found, key=lambda tag: tag.key)) for owner, found in tags.items()}
 
 
-def _add_card_tags(cards: dict[int, CardView], mechanics: dict[str, MechanicView]) -> None:
-    """Each card's mechanics, from the index's (``mechanics`` are sorted by slug)."""
-    found: dict[int, list[Tag]] = {}
-    for mechanic in mechanics.values():
-        tag = None
-        for card_id in mechanic.card_ids:
-            if card_id in cards:
-                tag = tag or Tag(mechanic.key, mechanic.slug, mechanic.name, mechanic.names)
-                found.setdefault(card_id, []).append(tag)
-    for card_id, tags in found.items():
-        cards[card_id].mechanics = tuple(tags)
+def _ruling_tags(
+    connection: Connection, ruling_ids: RulingIds, mechanics_by_id: dict[int, MechanicView]
+) -> dict[int, tuple[Tag, ...]]:
+    """The mechanics each ruling is tagged with, sorted by the store's slug."""
+    pairs = select(tables.ruling_mechanics.c.ruling_id, tables.ruling_mechanics.c.mechanic_id)
+    where = tables.ruling_mechanics.c.ruling_id.in_(ruling_ids)
+    return _tags(connection.execute(pairs.where(where)), mechanics_by_id)
+
+
+def _card_tags(
+    connection: Connection, of_cards: CardFilter, mechanics_by_id: dict[int, MechanicView]
+) -> dict[int, tuple[Tag, ...]]:
+    """The mechanics of each card (card_mechanics), sorted as a ruling's tags."""
+    pairs = select(tables.card_mechanics.c.card_id, tables.card_mechanics.c.mechanic_id)
+    where = of_cards(tables.card_mechanics.c.card_id)
+    return _tags(connection.execute(pairs.where(where)), mechanics_by_id)
 
 
 def _translations(connection: Connection, ruling_ids: RulingIds) -> dict[int, dict[str, str]]:
@@ -352,8 +352,10 @@ def load_cards(
         of_these_cards(tables.card_rulings.c.card_id)
     )
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
-    _add_card_tags(cards, mechanics)
-    tags = _tags(connection, ruling_ids, by_id)
+    for card_id, mechanics_of_card in _card_tags(connection, of_these_cards, by_id).items():
+        if card_id in cards:
+            cards[card_id].mechanics = mechanics_of_card
+    tags = _ruling_tags(connection, ruling_ids, by_id)
     translations = _translations(connection, ruling_ids)
     # One view per ruling and date: the cards read together that show a ruling share its view.
     views: dict[tuple[int, dt.date | None], RulingView] = {}
