@@ -354,7 +354,7 @@ def load_cards(
     by_id = {mechanic.id: mechanic for mechanic in mechanics.values()}
     for card_id, mechanics_of_card in _card_tags(connection, of_these_cards, by_id).items():
         if card_id in cards:
-            cards[card_id].mechanics = mechanics_of_card
+            cards[card_id].mechanics = Items(mechanics_of_card)
     tags = _ruling_tags(connection, ruling_ids, by_id)
     translations = _translations(connection, ruling_ids)
     # One view per ruling and date: the cards read together that show a ruling share its view.

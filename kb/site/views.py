@@ -96,8 +96,9 @@ class CardView(CardEntry):
     """The same faces with their Oracle cost, type line and text."""
     printed: dict[str, tuple[PrintedView, ...]] = field(default_factory=dict)
     """By locale (English has none: its text is the Oracle's), the printed faces in order."""
-    mechanics: tuple[Tag, ...] = ()
-    """The card's mechanics (card_mechanics), sorted by the store's slug as a ruling's tags."""
+    mechanics: Items = field(default_factory=Items)
+    """Tags: the card's mechanics (card_mechanics), sorted by the store's slug as a ruling's
+    tags. Items, so that a page's form does not depend on how many it has."""
     rulings: Items = field(default_factory=Items)
     """RulingViews, in publication order."""
 
