@@ -22,7 +22,7 @@ from kb.importing import ImportOptions, run_import
 from kb.loader.names import more_english
 from kb.records import ParseError
 from kb.site.card_texts import FaceView, PrintedView
-from kb.site.data import load_cards
+from kb.site.data import load_cards, load_index
 from kb.site.views import CardEntry
 
 
@@ -138,7 +138,8 @@ def test_an_adventure_card_has_its_faces_in_english_and_in_print(engine: Engine)
         card_id = connection.execute(
             select(schema.cards.c.id).where(schema.cards.c.name == card)
         ).scalar_one()
-        [view] = load_cards(connection, [CardEntry(card, {}, card_id, "ardenvale")], {})
+        entry = CardEntry(card, {}, card_id, "ardenvale")
+        [view] = load_cards(connection, [entry], load_index(connection).mechanics)
     assert view.faces == ("Ardenvale Tactician", "Dizzying Swoop")
     assert view.oracle_faces == (
         FaceView("Ardenvale Tactician", "{1}{W}{W}", "Creature — Human Knight", "Flying"),
@@ -286,9 +287,11 @@ def test_the_site_reads_a_card_of_one_face(engine: Engine) -> None:
     run_import(engine, [realdata(WATCHDOG)])
     with engine.connect() as connection:
         card_id = connection.execute(select(schema.cards.c.id)).scalar_one()
-        [view] = load_cards(connection, [CardEntry("Alpine Watchdog", {}, card_id, "a")], {})
+        entry = CardEntry("Alpine Watchdog", {}, card_id, "a")
+        [view] = load_cards(connection, [entry], load_index(connection).mechanics)
     assert view.oracle_text == "Vigilance (Attacking doesn't cause this creature to tap.)"
     assert view.oracle_faces == ()
+    assert [tag.key for tag in view.mechanics] == ["vigilance"]
     assert view.printed == {
         "de": (
             PrintedView(

@@ -36,7 +36,7 @@ class PrintedView(NamedTuple):
     set_code: str | None
     collector_number: str | None
     released_on: dt.date | None
-    damaged_in_source: bool
+    damaged_in_source: bool = False
     """The text looks damaged in its source beside the English printed on the same printing
     (``damaged_in_source``): the page says so, and that the Oracle text is whole."""
 
