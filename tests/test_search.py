@@ -24,8 +24,8 @@ from kb.importing import run_import
 from kb.locales import BY_CODE
 from kb.site import SearchIndexError
 from kb.site.build import BuildOptions, build
-from kb.site.data import load_card_entries
-from kb.site.search import ENTRY, FOLDER
+from kb.site.data import load_card_entries, load_cards, load_index
+from kb.site.search import ENTRY, FOLDER, card_page
 
 needs_chromium = pytest.mark.skipif(
     not (CHROMIUM and CHROMEDRIVER),
@@ -151,6 +151,16 @@ def test_a_ruling_phrase_finds_the_cards_that_share_the_ruling(demo: Site) -> No
 def test_a_mechanic_is_found_by_its_localized_name(demo: Site) -> None:
     assert demo.search("de/index.html", "Exzess")[0] == ("de/mechanics/spree.html", "Exzess\nSpree")
     assert demo.search("de/index.html", "Spree")[0] == ("de/mechanics/spree.html", "Exzess\nSpree")
+
+
+def test_a_cards_lean_page_holds_its_mechanics_in_the_locale(demo_store: Engine) -> None:
+    """Pagefind indexes a card's page by its mechanics' names too (no browser needed)."""
+    with demo_store.connect() as connection:
+        index = load_index(connection)
+        cards = load_cards(connection, index.cards, index.mechanics)
+    [card] = [card for card in cards if card.name == "Three Steps Ahead"]
+    assert card_page(card, BY_CODE["de"]).endswith("<p>Exzess</p></body></html>")
+    assert card_page(card, BY_CODE["en"]).endswith("<p>Spree</p></body></html>")
 
 
 @needs_chromium

@@ -77,7 +77,7 @@ def stale_locales(root: Path, locales: Iterable[Locale], written: set[str]) -> l
     ]
 
 
-def card_page(card: CardView, locale: Locale, mechanics: Sequence[MechanicView]) -> str:
+def card_page(card: CardView, locale: Locale) -> str:
     """The lean page Pagefind indexes for a card's page in ``locale``."""
     code = locale.code
     local = card.name_in(code) or card.name
@@ -96,7 +96,7 @@ def card_page(card: CardView, locale: Locale, mechanics: Sequence[MechanicView])
     for ruling in card.rulings:
         parts.append(_paragraph(ruling.text))
         parts.append(_paragraph(ruling.translations.get(code)))
-    parts += [_paragraph(mechanic.name_in(code) or mechanic.name) for mechanic in mechanics]
+    parts += [_paragraph(tag.names.get(code) or tag.name) for tag in card.mechanics]
     parts.append("</body></html>")
     return "".join(parts)
 
@@ -131,19 +131,14 @@ def lean_pages(
 ) -> Iterator[tuple[Locale, str, str]]:
     """(locale, page's URL from the site's root, lean page) for every card and mechanic page
     of ``locales``; cards read a share of adjacent ids at a time."""
-    by_card: dict[int, list[MechanicView]] = {}
-    for mechanic in index.mechanics.values():
-        for card_id in mechanic.card_ids:
-            by_card.setdefault(card_id, []).append(mechanic)
     by_id = sorted(index.cards, key=lambda card: card.id)
     with reading(engine) as connection:
         for start in range(0, len(by_id), CARDS_AT_ONCE):
             for card in load_cards(
                 connection, by_id[start : start + CARDS_AT_ONCE], index.mechanics
             ):
-                shown = by_card.get(card.id, [])
                 for locale in locales:
-                    yield locale, Urls.card(locale, card), card_page(card, locale, shown)
+                    yield locale, Urls.card(locale, card), card_page(card, locale)
     for mechanic in index.mechanics.values():
         for locale in locales:
             yield locale, Urls.mechanic(locale, mechanic), mechanic_page(mechanic, locale)
