@@ -66,6 +66,9 @@ HUGO_LAYOUT = """<!DOCTYPE html>
 <h1>{{ .Title }}</h1>
 <p lang="en">{{ .Params.english }}</p>
 <p>{{ .Params.cost }}</p>
+{{ with .Params.mechanics }}<p>Mechanics: {{ range . -}}
+<a href="../../mechanics/{{ .slug }}/">{{ .name }}</a>
+{{ end }}</p>{{ end }}
 {{ with .Params.printed }}<section><h2>Printed</h2>{{ range . }}<p>{{ .type }}</p>
 {{ range split .text "\\n" }}<p>{{ . }}</p>{{ end }}{{ end }}</section>{{ end }}
 <section lang="en"><h2>Oracle</h2><p>{{ .Params.type }}</p>
@@ -223,6 +226,11 @@ def hugo_site(db: Path, folder: Path) -> int:
                 "title": card.name_in(locale.code) or card.name,
                 "english": card.name,
                 "cost": card.mana_cost or "",
+                # The card's mechanics, named in the locale and linked, as on kb's pages.
+                "mechanics": [
+                    {"slug": tag.slug, "name": tag.names.get(locale.code) or tag.name}
+                    for tag in card.mechanics
+                ],
                 # The card's texts, as kb's card pages show them (issue 20).
                 "type": card.type_line or "",
                 "text": card.oracle_text or "",
