@@ -185,6 +185,13 @@ def run_kb(database_url: str, *args: str, stdin: str | None = None) -> Result:
     return CliRunner().invoke(cli, ["--db", database_url, *args], input=stdin)
 
 
+def kb_card(database_url: str, *args: str) -> str:
+    """What ``kb card ARGS...`` prints, which must succeed with nothing on stderr."""
+    result = run_kb(database_url, "card", *args)
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    return result.stdout
+
+
 @pytest.fixture(scope="module")
 def demo_engine(
     tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path
