@@ -11,10 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jinja2 import DictLoader, Environment, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from kb.site.forms import Items, StencilError
-from kb.site.stencils import Stencils, each, hole_filter, hole_ngettext
+from kb.site.stencils import (
+    Stencils,
+    _escaped_plainly,
+    each,
+    escaped,
+    hole_filter,
+    hole_ngettext,
+)
 
 
 @dataclass(frozen=True)
@@ -196,3 +203,20 @@ def test_a_field_not_shown_is_not_given_to_templates() -> None:
 def test_a_context_of_something_not_a_view_is_refused() -> None:
     with pytest.raises(StencilError, match="no view"):
         _render("{{ thing }}", thing=object())
+
+
+@settings(max_examples=300)
+@given(
+    st.one_of(
+        st.text(),
+        st.text(alphabet="&<>'\"aä€\ue000 "),
+        st.integers(),
+        st.dates(),
+        st.builds(Markup, st.text(alphabet="&<b>'\"a")),
+    )
+)
+def test_the_fast_escape_is_markupsafes(value: Any) -> None:
+    # The fast path's escape, and its fallback where MarkupSafe has no C speedups.
+    assert escaped(value) == escape(value).encode()
+    if type(value) is str:
+        assert _escaped_plainly(value) == str(escape(value))

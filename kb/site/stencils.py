@@ -269,12 +269,32 @@ class Stencil:
 _ESCAPED_KEPT = 2_000
 
 
-def _escape(escaped: dict[Any, bytes], text: Any) -> bytes:
+def escaped(value: Any) -> bytes:
+    """``escape(value)`` in UTF-8. A string is escaped by MarkupSafe's own C function, without
+    the Markup that ``escape`` makes around it: a third of the time, and a stencil's values
+    are mostly strings (escaping was 6 % of a small build's CPU). Any other value (a number,
+    a date, Markup) goes through ``escape``; tests/test_stencils.py proves the two equal."""
+    if type(value) is str:
+        return _escaped_str(value).encode()
+    return escape(value).encode()
+
+
+def _escaped_plainly(text: str) -> str:
+    return str(escape(text))
+
+
+try:
+    from markupsafe._speedups import _escape_inner as _escaped_str
+except ImportError:  # MarkupSafe without its C speedups: the plain way
+    _escaped_str = _escaped_plainly
+
+
+def _escape(kept: dict[Any, bytes], text: Any) -> bytes:
     if isinstance(text, Markup):
         # Markup (an entry a macro rendered, whole) is printed as it is: nothing to escape,
         # and kept it would hold a large site's feed entries, a few MB, in the main process.
         return text.encode()
-    found = escaped[text] = escape(text).encode()
+    found = kept[text] = escaped(text)
     return found
 
 
@@ -325,17 +345,17 @@ class Stencils:
         return b"".join(pieces)
 
     def _fill(self, stencil: Stencil, values: list[Any], code: str) -> bytes:
-        escaped = self._escaped
-        if len(escaped) > _ESCAPED_KEPT:
-            escaped.clear()
-        known = escaped.get  # holes are of non-empty text, so an escaped one is never falsy
-        finals = [known(text) or _escape(escaped, text) for text in stencil.take(values)]
+        kept = self._escaped
+        if len(kept) > _ESCAPED_KEPT:
+            kept.clear()
+        known = kept.get  # holes are of non-empty text, so an escaped one is never falsy
+        finals = [known(text) or _escape(kept, text) for text in stencil.take(values)]
         for value, how, function in stencil.derived:
             if how == ITEMS:
                 finals.append(self._items(values[value], function, code))
             else:
                 filled = function(values[value])
-                finals.append((escape(filled) if how == ESCAPED else str(filled)).encode())
+                finals.append(escaped(filled) if how == ESCAPED else str(filled).encode())
         pieces = stencil.pieces.copy()
         pieces[1::2] = stencil.gather(finals)
         return b"".join(pieces)  # type: ignore[arg-type]  # every None is replaced
