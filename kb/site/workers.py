@@ -8,7 +8,6 @@ while it renders the other pages."""
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import queue
 import threading
@@ -140,7 +139,6 @@ def render_shares(
         return cards_done, meanwhile()
     # For the workers to inherit.
     render.prepare((LOCALES[locale] for locale in job.locales), job.renderer.languages)
-    gc.freeze()
     context = multiprocessing.get_context("fork")
     taken = context.Value("q", 0)  # shares handed out: each worker takes the next one
     readers: list[Connection] = []
@@ -230,7 +228,6 @@ def _gather(
 
 
 def start_worker(job: CardJob) -> None:
-    """In a forked worker: never use the parent's connections (SQLAlchemy's advice); collect
-    cycles again (see kb.site.build's _cycle_collection_paused)."""
+    """In a forked worker: never use the parent's connections (SQLAlchemy's advice). The cycle
+    collector stays paused, as in the parent (kb.site.build's ``build``)."""
     job.engine.dispose(close=False)
-    gc.enable()
