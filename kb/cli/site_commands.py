@@ -104,9 +104,9 @@ def _base_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -
 @click.option(
     "--interval",
     type=click.FloatRange(min=0.01),
-    default=WATCH_INTERVAL,
-    show_default=True,
-    help="With --watch: seconds between two looks at the store's change log.",
+    default=None,
+    show_default=", ".join(f"{seconds} on {name}" for name, seconds in WATCH_INTERVAL.items()),
+    help="With --watch: seconds between two looks at the store.",
 )
 @pass_app
 def build_command(
@@ -118,7 +118,7 @@ def build_command(
     base_url: str | None,
     no_search: bool,
     watch: bool,
-    interval: float,
+    interval: float | None,
 ) -> None:
     """Build the static site: home, A–Z index, card and mechanic pages per locale.
 
@@ -164,7 +164,12 @@ def build_command(
 
 
 def _keep_watching(
-    app: App, engine: Engine, out: Path, options: BuildOptions, kept: WatchState, interval: float
+    app: App,
+    engine: Engine,
+    out: Path,
+    options: BuildOptions,
+    kept: WatchState,
+    interval: float | None,
 ) -> None:
     """kb build --watch, after its first build: a line per build until stopped."""
     from kb.site.build import CodeChanged

@@ -36,11 +36,12 @@ def watch(
     stop: threading.Event,
     built: Callable[[BuildResult, float], None],
     failed: Callable[[Exception], None],
-    interval: float = WATCH_INTERVAL,
+    interval: float | None = None,
     caught_up: Callable[[tuple[Locale, ...], float], None] = lambda _locales, _seconds: None,
 ) -> None:
     """After a build that filled ``kept``, build incrementally after each change to the store
-    until ``stop`` is set. ``built`` hears of each build (its result and seconds). A build that
+    until ``stop`` is set, looking every ``interval`` seconds (None: the engine's
+    WATCH_INTERVAL). ``built`` hears of each build (its result and seconds). A build that
     fails (a database error, a full disk) leaves the previous site in place: ``failed`` hears of
     it, and the next change to the store builds again; a failure that recurs at every look (the
     database server gone) is told once. The manifest is written once the store is quiet, and
@@ -53,6 +54,8 @@ def watch(
     collation.prepare([locale.code for locale in options.locales])
     incremental = replace(options, full=False, search="later" if options.search != "off" else "off")
     changes = _Changes(engine, kept)
+    if interval is None:
+        interval = WATCH_INTERVAL[engine.dialect.name]
     catching_up = SearchCatchUp(engine, out, options.jobs, caught_up, failed)
     told = ""
     try:
