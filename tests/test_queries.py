@@ -247,6 +247,32 @@ def test_printed_texts_to_check(database_url: str) -> None:
     assert flagged == listed and len(listed) == len(korean_rows)
 
 
+@pytest.mark.realdata
+def test_a_break_after_an_english_opening_quote_is_no_line(database_url: str) -> None:
+    """MTGJSON breaks Urza's Saga's English inside the token's quoted ability ("with ‘" then
+    "This creature gets +1/+1 ..."), and prints its translations whole: neither the saved
+    query nor the card pages take them for lines run together."""
+    engine = make_engine(database_url)
+    run_import(engine, [realdata("mtgjson-sets-2022-05/MH2.json.gz")])
+    with engine.connect() as connection:
+        saga = connection.execute(
+            select(schema.cards.c.id).where(schema.cards.c.name == "Urza's Saga")
+        ).scalar_one()
+        english = connection.execute(
+            select(schema.printed_texts.c.english_text).where(
+                schema.printed_texts.c.card_id == saga, schema.printed_texts.c.locale == "de"
+            )
+        ).scalar_one()
+        faces = printed(connection, lambda card_id: card_id == saga)
+    engine.dispose()
+    assert "with ‘\nThis creature" in english
+    assert {locale for _card, locale in faces} >= {"de", "ko", "ja"}
+    assert not [face for found in faces.values() for face in found if face.damaged_in_source]
+    for locale in ("de", "ko", "ja"):
+        listed = rows(database_url, "printed_texts_to_check", "-p", "locale", locale)
+        assert "Urza's Saga" not in {row["card"] for row in listed}
+
+
 @pytest.mark.parametrize("name", sorted(saved_queries()))
 def test_every_saved_query_runs_on_an_empty_store(database_url: str, name: str) -> None:
     saved = saved_queries()[name]
