@@ -116,6 +116,22 @@ def test_a_keyword_with_an_object_is_named_by_what_its_lines_share() -> None:
     }
 
 
+def test_a_preposition_meaning_with_is_in_the_object_where_the_english_one_is() -> None:
+    """Italian "Affinità con gli artefatti" is Affinity for artifacts, Spanish "Empalmar con lo
+    arcano" Splice onto Arcane: "con" stands where "for" and "onto" do, in the object."""
+    affinity = [("artifacts", "gli artefatti"), ("Islands", "le Isole"), ("Forests", "le Foreste")]
+    samples = [
+        sample(f"A{word}", ("Affinity",), f"Affinity for {word}", f"Affinità con {italian}", "it")
+        for word, italian in affinity
+    ]
+    splice = [("Arcane", "lo arcano"), ("instant or sorcery", "instantáneo o conjuro")]
+    samples += [
+        sample(f"S{word}", ("Splice",), f"Splice onto {word}", f"Empalmar con {spanish}", "es")
+        for word, spanish in splice
+    ]
+    assert names(samples) == {("Affinity", "it"): "Affinità", ("Splice", "es"): "Empalmar"}
+
+
 def test_an_ability_word_whose_dash_was_lost_is_not_taken_for_an_object() -> None:
     samples = [
         sample("K", ("Kinship",), f"Kinship At the beginning of your upkeep, look {n}.", text)

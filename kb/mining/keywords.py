@@ -43,7 +43,9 @@ MAX_OBJECT_WORDS: Final = 6
 
 _PREPOSITIONS: Final = frozenset({"from", "for", "onto", "with", "to", "of", "a", "an"})
 FUNCTION_WORDS: Final = {
-    "de": frozenset({"vor", "für", "von", "zu", "auf", "gegen", "ein", "eine", "einen", "einer"}),
+    "de": frozenset(
+        {"vor", "für", "von", "zu", "auf", "gegen", "mit", "ein", "eine", "einen", "einer"}
+    ),
     "fr": frozenset(
         {
             "de",
@@ -59,6 +61,7 @@ FUNCTION_WORDS: Final = {
             "l'",
             "contre",
             "pour",
+            "avec",
             "sur",
             "à",
             "au",
@@ -70,6 +73,7 @@ FUNCTION_WORDS: Final = {
             "da",
             "di",
             "per",
+            "con",
             "un",
             "una",
             "uno",
@@ -93,6 +97,7 @@ FUNCTION_WORDS: Final = {
             "contra",
             "por",
             "para",
+            "con",
             "un",
             "una",
             "el",
@@ -114,6 +119,7 @@ FUNCTION_WORDS: Final = {
             "contra",
             "por",
             "para",
+            "com",
             "um",
             "uma",
             "o",
