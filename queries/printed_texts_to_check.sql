@@ -3,7 +3,8 @@
 -- param locale: locale code, e.g. ko
 -- The newline inside the quotes counts lines on both engines (SQLite has char(10), PostgreSQL
 -- chr(10)). A break right after an opening quote in the English is no line (MTGJSON breaks
--- the token's ability of Urza's Saga and Reef Worm there).
+-- the token's ability of Urza's Saga and Reef Worm there): english_lines counts the breaks
+-- left once those are taken out.
 SELECT c.name AS card, t.face, t.set_code, t.collector_number,
        CASE WHEN t.lines < t.english_lines THEN 'lines run together' ELSE 'symbols lost' END
          AS why,
@@ -12,14 +13,11 @@ FROM (
   SELECT p.card_id, p.face, p.set_code, p.collector_number, p.text, p.english_text,
          length(p.text) - length(replace(p.text, '
 ', '')) AS lines,
-         length(p.english_lines_of) - length(replace(p.english_lines_of, '
-', '')) AS english_lines
-  FROM (
-    SELECT printed_texts.*, replace(replace(english_text, '‘
+         length(replace(replace(p.english_text, '‘
 ', '‘'), '“
-', '“') AS english_lines_of
-    FROM printed_texts
-  ) p
+', '“')) - length(replace(p.english_text, '
+', '')) AS english_lines
+  FROM printed_texts p
   WHERE p.locale = :locale AND p.text IS NOT NULL AND p.english_text IS NOT NULL
 ) t
 JOIN cards c ON c.id = t.card_id
