@@ -7,26 +7,27 @@ rollback) is what the import target's 3 × pays for.
 
 The floor has kb import's two processes: where kb parses in a second process while the first
 loads (inputs of ``PARALLEL_PARSE_BYTES`` or more), the floor parses in a second process too and
-passes its rows through a queue as deep as kb's, while the first inserts them. Both sides then
-have the same two cores and pay for pickling what they pass; neither is compared with a side
-that has a core less.
+passes its rows through the same pipe as kb's (``kb.child_processes.spawned_sender``), while the
+first inserts them. Both sides then have the same two cores and pay for pickling what they pass;
+neither is compared with a side that has a core less.
 """
 
 from __future__ import annotations
 
 import gzip
 import itertools
-import multiprocessing
 import sqlite3
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import ijson  # type: ignore[import-untyped]
 
-from kb.importing import PARALLEL_PARSE_BYTES, QUEUED_BATCHES
+from kb.child_processes import spawned_sender
+from kb.importing import PARALLEL_PARSE_BYTES
 from kb.locales import canonical_locale
 
 BATCH = 5000
@@ -186,39 +187,34 @@ def parsed_batches(files: list[Path]) -> Iterator[Batch]:
         yield from (_mtgjson if path.name.endswith(".json.gz") else _scryfall)(path, rows)
 
 
-def _parse_in_worker(files: list[Path], queue: Any) -> None:
-    """The parser process: every batch into ``queue``, then None (or the error's text)."""
+def _parse_in_worker(files: list[Path], parent: Connection) -> None:
+    """The parser process: every batch to ``parent``, then None (or the error's text)."""
     try:
         for batch in parsed_batches(files):
-            queue.put(batch)
-        queue.put(None)
+            parent.send(batch)
+        parent.send(None)
     except BaseException:
-        queue.put(traceback.format_exc())
+        parent.send(traceback.format_exc())
+    finally:
+        parent.close()
 
 
 @contextmanager
 def _batches(files: list[Path]) -> Iterator[Iterator[Batch]]:
     """The files' rows: parsed in a second process where kb import parses in one (inputs of
-    PARALLEL_PARSE_BYTES or more, through a queue as deep as kb's), else in this process."""
+    PARALLEL_PARSE_BYTES or more, through the same pipe as kb's), else in this process."""
     if sum(path.stat().st_size for path in files) < PARALLEL_PARSE_BYTES:
         yield parsed_batches(files)
         return
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue(maxsize=QUEUED_BATCHES)
-    worker = context.Process(target=_parse_in_worker, args=(files, queue), daemon=True)
-    worker.start()
 
-    def received() -> Iterator[Batch]:
-        while (message := queue.get()) is not None:
+    def received(reader: Connection) -> Iterator[Batch]:
+        while (message := reader.recv()) is not None:
             if isinstance(message, str):
                 raise RuntimeError(f"the floor's parser failed:\n{message}")
             yield message
 
-    try:
-        yield received()
-    finally:
-        worker.terminate()
-        worker.join()
+    with spawned_sender(_parse_in_worker, (files,)) as (reader, _):
+        yield received(reader)
 
 
 def insert_raw(database: Path, paths: list[Path]) -> int:

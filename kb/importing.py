@@ -7,12 +7,12 @@ whole run and the transaction rolls back, leaving the store exactly as it was.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import queue as queues
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection as PipeEnd
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, collector, schema
 from kb.batches import BATCH_SIZE, chunks
-from kb.child_processes import how_it_ended
+from kb.child_processes import how_it_ended, send_error, spawned_sender
 from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
     PARSER_REVISION,
@@ -41,9 +41,6 @@ from kb.records import ParseError, Record
 
 # Below this much input, starting a parser process costs more than it saves.
 PARALLEL_PARSE_BYTES = 16 * 1024 * 1024
-QUEUED_BATCHES = 8
-WORKER_LOOKS = 1.0
-"""Seconds between looks at whether the parser process still runs while no batch comes."""
 
 Progress = Callable[[int, int], None]
 """Called with (bytes read since the last call, records loaded so far)."""
@@ -169,17 +166,19 @@ def _parse_stream(item: InputFile) -> Iterator[Parsed]:
     yield ParsedFile(observer.sha256.hexdigest(), observer.take_unreported())
 
 
-def _parse_in_worker(items: list[InputFile], queue: Any) -> None:
-    """The worker process: parse every streamed file in order, errors included, into ``queue``."""
+def _parse_in_worker(items: list[InputFile], parent: PipeEnd) -> None:
+    """The parser process: parse every streamed file in order, errors included, to ``parent``."""
     try:
         with collector.paused():  # a set file's parsed JSON: many objects, no cycles
             for item in items:
                 for parsed in _parse_stream(item):
-                    queue.put(parsed)
+                    parent.send(parsed)
     except ParseError as error:
-        queue.put(error)
+        send_error(parent, error)
     except BaseException:  # a bug: show it where the user looks, not in a silent worker
-        queue.put(RuntimeError(f"parsing failed:\n{traceback.format_exc()}"))
+        send_error(parent, RuntimeError(f"parsing failed:\n{traceback.format_exc()}"))
+    finally:
+        parent.close()
 
 
 @contextmanager
@@ -189,44 +188,33 @@ def _parsed_streams(items: list[InputFile]) -> Iterator[Iterator[Parsed]]:
     if sum(item.size for item in items) < PARALLEL_PARSE_BYTES:
         yield (parsed for item in items for parsed in _parse_stream(item))
         return
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue(maxsize=QUEUED_BATCHES)
-    worker = context.Process(target=_parse_in_worker, args=(items, queue), daemon=True)
-    worker.start()
 
-    def received() -> Iterator[Parsed]:
-        remaining = len(items)
-        while remaining:
-            message = _next_message(queue, worker, items[len(items) - remaining])
-            if isinstance(message, BaseException):
-                raise message
-            remaining -= isinstance(message, ParsedFile)
-            yield message
+    def received(reader: PipeEnd, worker: BaseProcess) -> Iterator[Parsed]:
+        for item in items:
+            while True:
+                message = _next_message(reader, worker, item)
+                if isinstance(message, BaseException):
+                    raise message
+                yield message
+                if isinstance(message, ParsedFile):
+                    break
 
-    try:
-        yield received()
-    finally:
-        worker.terminate()
-        worker.join()
+    with spawned_sender(_parse_in_worker, (items,)) as (reader, worker):
+        yield received(reader, worker)
 
 
-def _next_message(queue: Any, worker: Any, item: InputFile) -> Any:
+def _next_message(reader: PipeEnd, worker: BaseProcess, item: InputFile) -> Any:
     """The parser process's next message. A process that ended without one (killed: by the
-    kernel for want of memory, say) would leave ``queue.get()`` waiting for ever: an error."""
-    while True:
-        try:
-            return queue.get(timeout=WORKER_LOOKS)
-        except queues.Empty:
-            if worker.exitcode is None:
-                continue
-        try:  # what it sent just before it ended
-            return queue.get(timeout=WORKER_LOOKS)
-        except queues.Empty:
-            raise ChildProcessError(
-                f"{item.name}: the parser process ended while reading it "
-                f"({how_it_ended(worker.exitcode)}); "
-                "nothing was imported"
-            ) from None
+    kernel for want of memory, say) closed the pipe: an error, never a wait for ever."""
+    try:
+        return reader.recv()
+    except (EOFError, ConnectionError):
+        worker.join()
+        raise ChildProcessError(
+            f"{item.name}: the parser process ended while reading it "
+            f"({how_it_ended(worker.exitcode or 0)}); "
+            "nothing was imported"
+        ) from None
 
 
 def run_import(
