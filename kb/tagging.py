@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Final
 
 from kb.records import MechanicRecord
 
@@ -151,6 +152,10 @@ def slugify_mechanic(name: str) -> str:
     return _NOT_SLUG.sub("-", name.lower()).strip("-")
 
 
+QUICK_WORDS: Final = 64
+"""The most first words for which ``MechanicMatcher`` looks for any of them first."""
+
+
 class MechanicMatcher:
     """Matches many mechanics' patterns against many texts, case-insensitively.
 
@@ -164,6 +169,13 @@ class MechanicMatcher:
     ``\bward\b`` alone would match it. Nor does a card's name (``names``): "Storm Entity",
     "Smell Fear" and "Gideon, Champion of Justice" are cards, not storm, fear and champion. A
     name that is only the mechanic's word (the card Flash) is not told apart from it.
+
+    A matcher of few first words (``QUICK_WORDS`` or fewer, and no pattern that always runs)
+    first looks for any of them inside the text at all, in one regular expression: every word
+    of a text is a part of the text, so a text without one of them has no candidate. The
+    mining's matcher of the actions no source lists (35 first words) then makes the word sets
+    of one Oracle text in five (0.23 s for the real corpus's 24,606 against 0.34 s); with
+    many more words the alternation costs what it saves.
     """
 
     def __init__(
@@ -180,6 +192,12 @@ class MechanicMatcher:
                 self._always.append(compiled)
             for first_word in first_words:
                 self._by_first_word.setdefault(first_word, []).append(compiled)
+        first = sorted(self._by_first_word, key=len, reverse=True)
+        self._quick = (
+            re.compile("|".join(map(re.escape, first)))
+            if first and len(first) <= QUICK_WORDS and not self._always
+            else None
+        )
         # Only names that a pattern matches can hide a mechanic. One that is the mechanic's
         # word alone (the cards Fortify, Fear) is a name only capitalized inside a sentence.
         self._names_by_first_word: dict[str, list[str]] = {}
@@ -196,6 +214,8 @@ class MechanicMatcher:
         )
 
     def matches(self, text: str) -> set[int]:
+        if self._quick is not None and self._quick.search(text.lower()) is None:
+            return set()
         words = _words(text)
         found = self._matches(text, words)
         if found:

@@ -1,11 +1,16 @@
 """Mechanic patterns tag texts as their regular expressions match whole words, whether or not
-the fast path indexes them."""
+the fast path indexes them, and whether or not a matcher of few words looks for them first."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kb.tagging import (
+    QUICK_WORDS,
     RULES_VOCABULARY,
     MechanicMatcher,
     _first_words,
@@ -169,3 +174,35 @@ def test_a_senses_pattern_is_indexed_by_its_verbs_forms(name: str) -> None:
     assert pattern is not None
     for word in sorted(_first_words(pattern)):
         assert word.startswith(name.lower()[:5])
+
+
+ACTIONS = ("Counter", "Regenerate", "Double", "Mill", "Scry", "Vote", "Fight", "Set in Motion")
+WORDS = (
+    "counter", "countered", "counters", "encounter", "regenerate", "Regeneration", "double",
+    "strike", "mill", "Millstone", "scry", "scried", "vote", "votes", "fight", "fought",
+    "set", "sets", "reset", "motion", "target", "spell", "+1/+1", "creature", "Fight", "with",
+    "Fire", "Counterspell", "it", "can't", "be", "the", "a",
+)  # fmt: skip
+SEPARATORS = (" ", "  ", ", ", ". ", "\n", "'", "'s ", "s' ", "-", " (", ") ", '"', "’")
+
+
+@given(st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)), max_size=12))
+def test_a_matcher_of_few_words_finds_what_the_plain_way_finds(
+    words: list[tuple[str, str]],
+) -> None:
+    """The quick look for any first word (``QUICK_WORDS``) only skips texts with no candidate:
+    the same tags as the matcher without it, whatever the words, their forms and the names."""
+    quick = _rules_matcher(*ACTIONS, cards=("Fight with Fire", "Counterspell", "Millstone"))
+    assert quick._quick is not None and len(quick._by_first_word) <= QUICK_WORDS
+    plain = copy.copy(quick)
+    plain._quick = None
+    text = "".join(word + separator for word, separator in words)
+    assert quick.matches(text) == plain.matches(text)
+    assert quick.matches(text.upper()) == plain.matches(text.upper())
+
+
+def test_a_matcher_of_many_words_or_one_that_always_runs_does_not_look_first() -> None:
+    assert MechanicMatcher(PATTERNS)._quick is None  # {X} runs on every text
+    many = [(i, rf"\bword{i}\b") for i in range(QUICK_WORDS + 1)]
+    assert MechanicMatcher(many)._quick is None
+    assert MechanicMatcher(many[:QUICK_WORDS])._quick is not None
