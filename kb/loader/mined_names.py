@@ -149,12 +149,18 @@ class MinedNames:
         mining's child is forked, which inherits them. Each printed text's row would otherwise
         carry its card's copy (joined, fetched, and pickled for the child: a sixth of the
         mining's time)."""
-        connection = self.state.connection
-        query = select(cards.c.id, cards.c.name, cards.c.oracle_text, cards.c.type_line)
+        connection, face = self.state.connection, card_faces.c
+        printed = select(printed_texts.c.card_id).where(printed_texts.c.card_id == cards.c.id)
+        query = select(cards.c.id, cards.c.name, cards.c.oracle_text, cards.c.type_line).where(
+            printed.exists()  # only those: a store of Scryfall's files alone has no printed text
+        )
         by_card = {row[0]: (row[1], row[2], row[3]) for row in connection.execute(query)}
-        face = card_faces.c
         query = select(face.card_id, face.position, face.oracle_text, face.type_line)
-        faces = {(row[0], row[1]): (row[2], row[3]) for row in connection.execute(query)}
+        faces = {
+            (row[0], row[1]): (row[2], row[3])
+            for row in connection.execute(query)
+            if row[0] in by_card
+        }
         return by_card, faces
 
     def _rows(self) -> Iterator[Row]:
