@@ -193,6 +193,60 @@ def test_a_card_is_tagged_with_the_actions_its_text_says(engine: Engine, tmp_pat
     assert _card_tags(engine)["Glimpse"] == {"scry": "listed"}
 
 
+ACTION_CARDS = {
+    "Cancel": ([], "Counter target spell."),
+    "Hardened": ([], "Put a +1/+1 counter on target creature."),
+    "Glimpse": ([], "Scry 1. Draw a card."),
+    "Bird": (["Flying"], "Flying"),
+}
+ACTION_TAGS = {
+    "Cancel": {"counter": "text"},
+    "Glimpse": {"scry": "text"},
+    "Bird": {"flying": "listed"},
+}
+
+
+def _scryfall_cards(path: Path, cards: dict[str, tuple[list[str], str]]) -> Path:
+    objects = [
+        {
+            "object": "card",
+            "oracle_id": name,
+            "lang": "en",
+            "name": name,
+            "layout": "normal",
+            "type_line": "Instant",
+            "oracle_text": text,
+            "keywords": keywords,
+        }
+        for name, (keywords, text) in cards.items()
+    ]
+    path.write_text(json.dumps(objects), encoding="utf-8")
+    return path
+
+
+def test_cards_read_after_the_rules_in_one_run_are_tagged_as_they_load(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """A new store's rules are read before its cards in one run: the cards are tagged by every
+    pattern as they load, and the run's end need not read them again."""
+    rules = tmp_path / "MagicCompRules.txt"
+    rules.write_text(ACTION_RULES, encoding="utf-8")
+    summary = run_import(engine, [rules, _scryfall_cards(tmp_path / "cards.json", ACTION_CARDS)])
+    assert summary.counts["mechanics new"] == 3
+    assert _card_tags(engine) == ACTION_TAGS
+
+
+def test_cards_stored_before_the_rules_are_read_again_when_they_come(
+    engine: Engine, tmp_path: Path
+) -> None:
+    rules = tmp_path / "MagicCompRules.txt"
+    rules.write_text(ACTION_RULES, encoding="utf-8")
+    run_import(engine, [_scryfall_cards(tmp_path / "cards.json", ACTION_CARDS)])
+    assert _card_tags(engine) == {"Bird": {"flying": "listed"}}
+    run_import(engine, [rules])
+    assert _card_tags(engine) == ACTION_TAGS
+
+
 def test_an_action_read_in_texts_makes_no_ruling_general(engine: Engine, tmp_path: Path) -> None:
     """A ruling on two counterspells that names no mechanic is about them, not about counter:
     mining and the general-ruling rule count an action's cards as the sources list them."""

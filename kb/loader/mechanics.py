@@ -14,6 +14,7 @@ from sqlalchemy import insert, select, update
 from kb.loader.names import Names
 from kb.loader.state import LoadState
 from kb.loader.tables import (
+    cards,
     mechanic_names,
     mechanics,
 )
@@ -79,6 +80,8 @@ class Mechanics:
             ).scalar_one()
             known = self._known[record.slug] = KnownMechanic(new_id, record.slug, **wanted)
             self._text_matcher = None
+            if reads_texts(known.kind) and known.pattern:
+                self._card_texts_changed()
             self.state.summary.counts["mechanics new"] += 1
             self.state.retag_everything = True
         else:
@@ -94,9 +97,12 @@ class Mechanics:
                 self.state.connection.execute(
                     update(mechanics).where(mechanics.c.id == known.id).values(**changes)
                 )
+                read_texts = reads_texts(known.kind)
                 for key, value in changes.items():
                     setattr(known, key, value)
                 self._text_matcher = None
+                if changes.keys() & {"kind", "pattern"} and (read_texts or reads_texts(known.kind)):
+                    self._card_texts_changed()
                 self.state.summary.counts["mechanics updated"] += 1
                 # The rule's text tags nothing: a new one leaves the tags as they are.
                 self.state.retag_everything |= bool(changes.keys() - {"rule_text"})
@@ -173,8 +179,17 @@ class Mechanics:
         ("creatures with flying")."""
         if self._text_matcher is None:
             self._text_matcher = MechanicMatcher(
-                (m.id, m.pattern)
-                for m in self._known.values()
-                if m.kind == "keyword_action" or not m.kind.startswith("keyword")
+                (m.id, m.pattern) for m in self._known.values() if reads_texts(m.kind)
             )
         return self._text_matcher
+
+    def _card_texts_changed(self) -> None:
+        """The text matcher changed: the cards stored so far, if any, were read without it."""
+        if not self.state.card_texts_stale:
+            any_card = self.state.connection.execute(select(cards.c.id).limit(1)).first()
+            self.state.card_texts_stale = any_card is not None
+
+
+def reads_texts(kind: str) -> bool:
+    """Whether a mechanic of this kind tags cards by their Oracle text (``text_matcher``)."""
+    return kind == "keyword_action" or not kind.startswith("keyword")

@@ -42,7 +42,12 @@ class LoadState:
     texts_written: set[int] = field(default_factory=set)
     """Rulings whose text this run wrote: the finish refreshes their near duplicates."""
     retag_everything: bool = False
-    """A mechanic was added or changed: the finish tags every card and ruling again."""
+    """A mechanic was added or changed: the finish tags every ruling again, and every card
+    where ``card_texts_stale``."""
+    card_texts_stale: bool = False
+    """A pattern that tags cards by their Oracle text was added or changed while the store held
+    cards: the finish reads every card's text again. A new store's rules, read before its cards,
+    leave it False: its cards were read with every pattern."""
     _corrections: dict[str, dict[Any, Any]] | None = field(default=None, init=False, repr=False)
     bulk: Bulk = field(init=False, repr=False)
     """The bulk reads and writes on ``connection`` (kb.loader.bulk)."""

@@ -97,7 +97,8 @@ class Tags:
         the rulings at once holds their texts (60 MB for 60,000 rulings), less than the
         mining holds after."""
         if self.state.retag_everything:
-            self._retag_cards()
+            if self.state.card_texts_stale:
+                self._retag_cards()
             ruling_ids: Iterable[int] = self.state.connection.execute(
                 select(rulings.c.id)
             ).scalars()
