@@ -132,10 +132,10 @@ def spawned_sender(
 
     Why not a ``multiprocessing.Queue``: its feeder thread pickles each message beside the
     child's own thread and waits for the GIL, up to the switch interval (5 ms), before each;
-    the reader waited on it 1.2 s in an import of the real corpus. Here the child pickles and
-    writes in its own thread, and the pipe, widened, holds some ten messages before a send
-    blocks: that is the bound on what waits unread. The writer's only copy is the child's, so
-    a child that dies closes the pipe and the reader hears EOFError at once."""
+    the reader waited on it about a second in an import of the real corpus. Here the child
+    pickles and writes in its own thread, and the pipe, widened, holds some ten messages
+    before a send blocks: that is the bound on what waits unread. The writer's only copy is
+    the child's, so a child that dies closes the pipe and the reader hears EOFError at once."""
     context = multiprocessing.get_context("spawn")
     reader, writer = context.Pipe(duplex=False)
     _widen(writer)
