@@ -49,15 +49,22 @@ def helper_can_fork() -> bool:
     return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
 
 
-def received(connection: Connection, child: BaseProcess, what: str) -> Any:
+def received(
+    connection: Connection,
+    child: BaseProcess,
+    what: str,
+    ended: Callable[[str], str] | None = None,
+) -> Any:
     """The child's next message; the error it sent, raised; or an error for a child that ended
-    without a word (killed: by the kernel for want of memory, say)."""
+    without a word (killed: by the kernel for want of memory, say), in ``ended``'s words of
+    how it ended where given."""
     try:
         message = connection.recv()
     except (EOFError, ConnectionError):
         child.join()
+        how = how_it_ended(child.exitcode or 0)
         raise ChildProcessError(
-            f"the {what} process ended before it finished ({how_it_ended(child.exitcode or 0)})"
+            ended(how) if ended else f"the {what} process ended before it finished ({how})"
         ) from None
     if isinstance(message, BaseException):
         raise message

@@ -11,17 +11,18 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing.connection import Connection as PipeEnd
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 
 from kb import changelog, collector, schema
 from kb.batches import BATCH_SIZE, chunks
-from kb.child_processes import how_it_ended, send_error, spawned_sender
+from kb.child_processes import received, send_error, spawned_sender
 from kb.formats import CATALOG, COMPREHENSIVE_RULES, IMPORT_FORMATS, SEED_PAGE
 from kb.importers import (
     PARSER_REVISION,
@@ -189,32 +190,23 @@ def _parsed_streams(items: list[InputFile]) -> Iterator[Iterator[Parsed]]:
         yield (parsed for item in items for parsed in _parse_stream(item))
         return
 
-    def received(reader: PipeEnd, worker: BaseProcess) -> Iterator[Parsed]:
+    def messages(reader: PipeEnd, worker: BaseProcess) -> Iterator[Parsed]:
+        # A process that ended without a word (killed: by the kernel for want of memory, say)
+        # closed the pipe: an error naming the file it was reading, never a wait for ever.
         for item in items:
+            ended = partial(_parser_ended, item)
             while True:
-                message = _next_message(reader, worker, item)
-                if isinstance(message, BaseException):
-                    raise message
+                message = received(reader, worker, "parser", ended)
                 yield message
                 if isinstance(message, ParsedFile):
                     break
 
     with spawned_sender(_parse_in_worker, (items,)) as (reader, worker):
-        yield received(reader, worker)
+        yield messages(reader, worker)
 
 
-def _next_message(reader: PipeEnd, worker: BaseProcess, item: InputFile) -> Any:
-    """The parser process's next message. A process that ended without one (killed: by the
-    kernel for want of memory, say) closed the pipe: an error, never a wait for ever."""
-    try:
-        return reader.recv()
-    except (EOFError, ConnectionError):
-        worker.join()
-        raise ChildProcessError(
-            f"{item.name}: the parser process ended while reading it "
-            f"({how_it_ended(worker.exitcode or 0)}); "
-            "nothing was imported"
-        ) from None
+def _parser_ended(item: InputFile, how: str) -> str:
+    return f"{item.name}: the parser process ended while reading it ({how}); nothing was imported"
 
 
 def run_import(
