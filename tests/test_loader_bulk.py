@@ -1,5 +1,6 @@
-"""The loader's bulk reads and writes (kb.loader.bulk): the fast way, through the DBAPI cursor,
-leaves every table exactly as the plain way, SQLAlchemy Core statements, does, on both engines.
+"""The loader's bulk reads and writes (kb.loader.bulk): the fast way, through the DBAPI cursor
+and remembering the cards a run placed, leaves every table exactly as the plain way, SQLAlchemy
+Core statements that look every card up, does, on both engines.
 
 The same imports run into two fresh stores, one each way: the demo data, real MTGJSON sets in an
 order where later printings replace earlier texts and later files reuse rulings and date links,

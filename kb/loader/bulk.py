@@ -38,7 +38,8 @@ Processor = Callable[[Any], Any]
 Converter = tuple[int, Processor]
 """A column's position in a row, and how its values convert."""
 PLAIN_SETTING = "KB_BULK"
-"""``KB_BULK=plain``: every bulk read and write by SQLAlchemy Core statements."""
+"""``KB_BULK=plain``: every bulk read and write by SQLAlchemy Core statements, and every card
+looked up in the store again (``plain_way``)."""
 SQLITE_IN_CHUNK = 900
 """Keys per ``IN`` list on SQLite (well under its bound-parameter limit)."""
 ROWS_FETCHED = 5000
@@ -47,11 +48,17 @@ POSTGRESQL_IN_CHUNK = 10_000
 """Keys per ``= ANY(array)`` on PostgreSQL: one parameter, so only memory bounds it."""
 
 
+def plain_way() -> bool:
+    """Whether the loader takes the plain way (``KB_BULK=plain``): each bulk read and write a
+    SQLAlchemy Core statement, and each card a batch names looked up in the store, where the
+    fast way remembers the cards the run placed (kb.loader.cards, kb.loader.references).
+    tests/test_loader_bulk.py proves the two ways equal."""
+    return os.environ.get(PLAIN_SETTING) == "plain"
+
+
 def bulk_for(connection: Connection) -> Bulk:
     """The fast way, or the plain one where ``KB_BULK=plain``."""
-    if os.environ.get(PLAIN_SETTING) == "plain":
-        return PlainBulk(connection)
-    return FastBulk(connection)
+    return PlainBulk(connection) if plain_way() else FastBulk(connection)
 
 
 class Bulk:

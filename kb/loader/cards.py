@@ -11,7 +11,7 @@ from kb.batches import chunks
 from kb.loader.mechanics import Mechanics
 from kb.loader.names import Names
 from kb.loader.references import CardReferences, describe
-from kb.loader.state import LoadState
+from kb.loader.state import LoadState, Placed
 from kb.loader.tables import card_faces, card_names, cards
 from kb.loader.tags import Tags
 from kb.locales import canonical_locale
@@ -43,25 +43,35 @@ class Cards:
         self._cards_loaded: set[int] = set()
         self._faces_loaded: set[int] = set()
         """Cards whose faces a record of this run gave: later records do not change them."""
+        self._empty_sets: dict[frozenset[str], frozenset[str]] = {}
+        """One copy of each set of empty columns that ``LoadState.placed`` holds."""
 
     def load(self, records: Sequence[CardRecord]) -> None:
         if not records:
             return
-        by_oracle = self.references.cards_where("oracle_id", {r.oracle_id for r in records})
+        rows: list[dict[str, Any]] = []  # each record's card, in the records' order
+        looked_up: list[tuple[CardRecord, int]] = []
+        for record in records:
+            card_id = self._placed_unchanged(record)
+            if card_id is None:
+                looked_up.append((record, len(rows)))
+            else:
+                self.state.summary.counts["cards unchanged"] += 1
+            rows.append({"id": card_id})
+        by_oracle = self.references.cards_where("oracle_id", {r.oracle_id for r, _ in looked_up})
         by_name = self.references.cards_where(
-            "name", {r.name for r in records if r.oracle_id not in by_oracle}
+            "name", {r.name for r, _ in looked_up if r.oracle_id not in by_oracle}
         )
         listed_tags: dict[int, set[int]] = {}
         text_tags: dict[int, set[int]] = {}
         wanted_faces: dict[int, tuple[OracleFace, ...]] = {}
         english_names: dict[tuple[int, str], str] = {}
         text_matcher = self.mechanics.text_matcher()
-        placed: list[tuple[CardRecord, dict[str, Any]]] = []
         placed_rows: set[int] = set()
         new_rows: list[dict[str, Any]] = []
         # Rows of the cards new or changed here: only their name and text need a look.
         fresh: list[dict[str, Any]] = []
-        for record in records:
+        for record, position in looked_up:
             existing = by_oracle.get(record.oracle_id) if record.oracle_id else None
             existing = existing or by_name.get(record.name)
             values = {
@@ -99,7 +109,7 @@ class Cards:
             by_name[record.name] = existing
             if record.oracle_id:
                 by_oracle[record.oracle_id] = existing
-            placed.append((record, existing))
+            rows[position] = existing
             placed_rows.add(id(existing))
         if new_rows:
             inserted = self.state.bulk.insert_ids(
@@ -108,9 +118,11 @@ class Cards:
             for row, card_id in zip(new_rows, inserted, strict=True):
                 row["id"] = card_id
         fresh_ids = {row["id"] for row in fresh}
-        for record, row in placed:
+        for record, row in zip(records, rows, strict=True):
             card_id = row["id"]
             self._cards_loaded.add(card_id)
+            if len(row) > 1:  # a row read or written here, not a card placed unchanged
+                self._remember(row)
             if record.faces and card_id not in self._faces_loaded:
                 # As a card's fields: its first record in a run gives its faces.
                 self._faces_loaded.add(card_id)
@@ -125,6 +137,23 @@ class Cards:
         self.names.upsert(card_names, "card_id", english_names, counter="names")
         self.tags.add_to_cards(listed_tags, text_tags)
         self._sync_faces(wanted_faces)
+
+    def _placed_unchanged(self, record: CardRecord) -> int | None:
+        """The id of the record's card if this run placed it and the record fills none of its
+        empty columns. A card's later records in a run only fill its empty columns
+        (``_card_changes`` with ``fill_only``): such a record changes nothing, and its card
+        needs no look."""
+        found = self.state.placed.get(record.oracle_id) if record.oracle_id else None
+        if found is None or any(getattr(record, column) is not None for column in found.empty):
+            return None
+        return found.card_id
+
+    def _remember(self, row: dict[str, Any]) -> None:
+        if self.state.remembers and row["oracle_id"]:
+            empty = frozenset(column for column in CARD_VALUES if row[column] is None)
+            self.state.placed[row["oracle_id"]] = Placed(
+                row["id"], self._empty_sets.setdefault(empty, empty)
+            )
 
     @staticmethod
     def _card_changes(

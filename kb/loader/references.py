@@ -36,13 +36,23 @@ class CardReferences:
         }
 
     def resolve(self, refs: Sequence[CardRef]) -> dict[CardRef, int]:
-        """Card ids for the references that name a known card."""
-        unique = set(refs)
+        """Card ids for the references that name a known card: the cards this run placed by
+        their Oracle ids (``LoadState.placed``), the others from the store."""
+        placed = self.state.placed
+        resolved: dict[CardRef, int] = {}
+        unique: set[CardRef] = set()
+        for ref in set(refs):
+            found = placed.get(ref.oracle_id) if ref.oracle_id and not ref.localized_name else None
+            if found is None:
+                unique.add(ref)
+            else:
+                resolved[ref] = found.card_id
+        if not unique:
+            return resolved
         identity = ("id", "oracle_id", "name")
         by_oracle = self.cards_where("oracle_id", {r.oracle_id for r in unique}, identity)
         unresolved_names = {r.name for r in unique if r.oracle_id not in by_oracle}
         by_name = self.cards_where("name", unresolved_names, identity)
-        resolved: dict[CardRef, int] = {}
         for ref in unique:
             row = (by_oracle.get(ref.oracle_id) if ref.oracle_id else None) or by_name.get(ref.name)
             if ref.localized_name is not None:

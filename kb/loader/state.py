@@ -6,16 +6,23 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
 from kb.importers import PARSER_REVISION
-from kb.loader.bulk import Bulk, bulk_for
+from kb.loader.bulk import Bulk, bulk_for, plain_way
 from kb.loader.corrections import read_corrections
 from kb.loader.summary import Summary
 from kb.loader.tables import sources
+
+
+class Placed(NamedTuple):
+    """A card this run placed: its id, and its columns that are empty in the store."""
+
+    card_id: int
+    empty: frozenset[str]
 
 
 @dataclass
@@ -51,9 +58,18 @@ class LoadState:
     _corrections: dict[str, dict[Any, Any]] | None = field(default=None, init=False, repr=False)
     bulk: Bulk = field(init=False, repr=False)
     """The bulk reads and writes on ``connection`` (kb.loader.bulk)."""
+    remembers: bool = field(init=False)
+    """Whether ``placed`` remembers the cards this run placed: the fast way, unless
+    ``KB_BULK=plain`` (kb.loader.bulk.plain_way)."""
+    placed: dict[str, Placed] = field(default_factory=dict)
+    """The cards this run placed (kb.loader.cards), by Oracle id: not looked up again. Each bulk
+    file names the cards of the files before it again, and a placed card keeps its Oracle id
+    for the rest of the run. By Oracle id alone: a few megabytes, where more of each card (its
+    rows, its names) would hold the corpus in memory."""
 
     def __post_init__(self) -> None:
         self.bulk = bulk_for(self.connection)
+        self.remembers = not plain_way()
         earlier = self.connection.execute(select(sources.c.id).limit(1)).first()
         self.read_before = earlier is not None
 

@@ -43,7 +43,7 @@ from kb.loader.references import CardReferences, describe
 from kb.loader.state import LoadState
 from kb.loader.tables import card_faces, card_names, cards, printed_texts, sources
 from kb.locales import canonical_locale
-from kb.records import FACE_SEPARATOR, CardRef, PrintedTextRecord, Printing
+from kb.records import FACE_SEPARATOR, PrintedTextRecord, Printing
 
 EDITED_COLUMNS = ("face_name", "type_line", "text")
 """The columns of a printed text that editors correct."""
@@ -71,8 +71,6 @@ class Texts:
         self.state = state
         self.references = references
         self.names = names
-        self._card_ids: dict[CardRef, int] = {}
-        """The cards found so far this run: each set file names the same cards again."""
         self._formats: dict[int, str] = {}
         """Each source's format, by id: a bulk file's names a later printing replaces."""
 
@@ -220,10 +218,7 @@ class Texts:
 
     def _best_of_batch(self, records: Sequence[PrintedTextRecord]) -> dict[Key, PrintedTextRecord]:
         """Each key's highest-ranking record of the batch (the first of equal ranks)."""
-        unknown = [r.card for r in records if r.card not in self._card_ids]
-        if unknown:
-            self._card_ids.update(self.references.resolve(unknown))
-        resolved = self._card_ids
+        resolved = self.references.resolve([r.card for r in records])
         wanted: dict[Key, PrintedTextRecord] = {}
         for record in records:
             locale = canonical_locale(record.locale)
