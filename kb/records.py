@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from kb.text import text_key
+
 FACE_SEPARATOR = " // "
 """Between the faces of a card of several faces, in its name ("Fire // Ice"), mana cost and
 type line."""
@@ -88,6 +90,13 @@ class RulingRecord:
     """Who wrote the ruling where the source says so: ``wotc`` or ``scryfall``."""
     line: int | None = None
     where: str | None = field(default=None, compare=False)
+    key: str = field(default="", compare=False, repr=False)
+    """The text's key (``kb.text.text_key``), made with the record: by the parser's process,
+    for a bulk file, so that the loading one (the import's critical path) does not."""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", text_key(self.text))
 
 
 @dataclass(frozen=True)

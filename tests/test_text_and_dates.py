@@ -11,7 +11,7 @@ from babel.dates import format_date, get_date_format, parse_pattern
 from kb.derived import ruling_keys
 from kb.importers.seed_pages import parse_page
 from kb.locales import BY_CODE, LOCALE_CODES, canonical_locale
-from kb.records import ParseError
+from kb.records import CardRef, ParseError, RulingRecord
 from kb.site.dates import CldrDates, medium_date
 from kb.text import better_text, normalize, text_key
 
@@ -22,6 +22,14 @@ def test_typography_alone_does_not_make_another_ruling() -> None:
     assert text_key(curly) == text_key(straight)
     assert normalize("A \u201cquoted\u201d \u2014 dash") == 'A "quoted" - dash'
     assert text_key(curly) != text_key("You can choose the same mode more than once.")
+
+
+def test_a_ruling_record_carries_its_texts_key_and_compares_without_it() -> None:
+    card = CardRef(name="Lightning Bolt")
+    record = RulingRecord(card, "You can’t  choose it.")
+    assert record.key == text_key("You can't choose it.")
+    assert record == RulingRecord(card, "You can’t  choose it.", key="given")
+    assert RulingRecord(card, "Other.", key="given").key == "given"
 
 
 def test_a_copy_that_lost_its_mana_symbols_shares_the_skeleton() -> None:

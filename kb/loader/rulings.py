@@ -16,7 +16,7 @@ from kb.loader.references import CardReferences, describe
 from kb.loader.state import LoadState
 from kb.loader.tables import card_rulings, rulings
 from kb.records import RulingRecord
-from kb.text import better_text, has_symbols, text_key
+from kb.text import better_text, has_symbols
 
 RULING_COLUMNS = ("text", "text_key", "skeleton_key", "head_key", "origin")
 LINK_COLUMNS = ("card_id", "ruling_id", "published_on", "position", "source_id")
@@ -42,7 +42,7 @@ class Rulings:
                     record.line, f"a ruling for an unknown card: {describe(record.card)}"
                 )
                 continue
-            known.append((card_id, text_key(record.text), record))
+            known.append((card_id, record.key, record))
         texts: dict[str, RulingRecord] = {}
         for _, key, record in known:
             texts.setdefault(key, record)
