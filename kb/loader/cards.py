@@ -117,12 +117,12 @@ class Cards:
             )
             for row, card_id in zip(new_rows, inserted, strict=True):
                 row["id"] = card_id
+        for _, position in looked_up:  # the rows read or written here, as they stand now
+            self._remember(rows[position])
         fresh_ids = {row["id"] for row in fresh}
         for record, row in zip(records, rows, strict=True):
             card_id = row["id"]
             self._cards_loaded.add(card_id)
-            if len(row) > 1:  # a row read or written here, not a card placed unchanged
-                self._remember(row)
             if record.faces and card_id not in self._faces_loaded:
                 # As a card's fields: its first record in a run gives its faces.
                 self._faces_loaded.add(card_id)
