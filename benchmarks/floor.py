@@ -27,8 +27,8 @@ from typing import Any
 import ijson  # type: ignore[import-untyped]
 
 from kb.child_processes import spawned_sender
-from kb.importing import PARALLEL_PARSE_BYTES
 from kb.locales import canonical_locale
+from kb.parsing import PARALLEL_PARSE_BYTES
 
 BATCH = 5000
 

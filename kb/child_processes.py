@@ -1,7 +1,8 @@
 """What kb's helper processes share: a child's error sent to its parent, how a child that died
 unasked ended, in words, a call run in a forked child (``Forked``), and a spawned child that
-sends its results through a wide pipe (``spawned_sender``). The import's parser, the site
-build's workers, the mining's child and the import's ruling tags use them."""
+sends its results through a wide pipe (``SpawnedSender``, started before it is given its work).
+The import's parser, the site build's workers, the mining's child and the import's ruling tags
+use them."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ T = TypeVar("T")
 
 PIPE_BYTES = 1 << 20
 """What a sender's pipe holds unread, where the system lets kb widen it (Linux's default
-``pipe-max-size``): some ten of the import's batches."""
+``pipe-max-size``): two or three of the import's batches of the real corpus (some 450 KB
+pickled). Measured both ways on 2026-12-08: a pipe of 256 KB or of 16 MB (as root) made a real
+import 1.5-4 s slower."""
 
 
 def send_error(parent: Connection, error: BaseException) -> None:
@@ -129,33 +132,78 @@ def _run(call: Callable[[], Any], parent: Connection, parents_end: Connection) -
         parent.close()
 
 
-@contextmanager
-def spawned_sender(
-    target: Callable[..., None], args: tuple[Any, ...]
-) -> Iterator[tuple[Connection, BaseProcess]]:
-    """``target(*args, writer)`` in a spawned child, and the reading end of ``writer``: the
-    child sends what it makes (``writer.send``) while this process reads it. Leaving the
-    ``with`` block ends a child not done.
+class SpawnedSender:
+    """A spawned child, started at once, that runs ``target(*args, writer)`` once ``give(*args)``
+    hands it its work, and sends what it makes through a wide pipe that ``give`` returns the
+    reading end of. ``close`` (or leaving the ``with`` block) ends a child not done; a child
+    never given work ends without a word.
+
+    Why start before the work is known: spawning a child and loading its modules takes a few
+    tenths of a second, which an import spends recognising its files meanwhile (``kb.parsing``).
 
     Why not a ``multiprocessing.Queue``: its feeder thread pickles each message beside the
     child's own thread and waits for the GIL, up to the switch interval (5 ms), before each;
     the reader waited on it about a second in an import of the real corpus. Here the child
-    pickles and writes in its own thread, and the pipe, widened, holds some ten messages
-    before a send blocks: that is the bound on what waits unread. The writer's only copy is
-    the child's, so a child that dies closes the pipe and the reader hears EOFError at once."""
-    context = multiprocessing.get_context("spawn")
-    reader, writer = context.Pipe(duplex=False)
-    _widen(writer)
-    child = context.Process(target=target, args=(*args, writer), daemon=True)
-    child.start()
-    writer.close()
+    pickles and writes in its own thread, and the pipe, widened, holds a few messages before a
+    send blocks: that is the bound on what waits unread. The writer's only copy is the child's,
+    so a child that dies closes the pipe and the reader hears EOFError at once."""
+
+    def __init__(self, target: Callable[..., None]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.reader, writer = context.Pipe(duplex=False)
+        _widen(writer)
+        inbox, self._work = context.Pipe(duplex=False)
+        self.child = context.Process(target=_sender, args=(target, inbox, writer), daemon=True)
+        self.child.start()
+        writer.close()
+        inbox.close()
+        self._closed = False
+
+    def give(self, *args: Any) -> tuple[Connection, BaseProcess]:
+        """Start the child's work: the reading end of its pipe, and the child."""
+        # A child already gone (killed while it waited) cannot take it: its pipe's end then
+        # tells the reader so (EOFError), as for a child that dies at work.
+        with suppress(OSError):
+            self._work.send(args)
+        self._work.close()
+        return self.reader, self.child
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._work.close()  # a child still waiting for work: it ends
+        self.child.terminate()
+        self.child.join()
+        self.child.close()
+        self.reader.close()
+
+    def __enter__(self) -> SpawnedSender:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _sender(target: Callable[..., None], inbox: Connection, writer: Connection) -> None:
+    """The spawned child: waits for its work, then does it. None comes: it ends."""
     try:
-        yield reader, child
-    finally:
-        child.terminate()
-        child.join()
-        child.close()
-        reader.close()
+        args = inbox.recv()
+    except EOFError:  # closed without work
+        writer.close()
+        return
+    inbox.close()
+    target(*args, writer)
+
+
+@contextmanager
+def spawned_sender(
+    target: Callable[..., None], args: tuple[Any, ...]
+) -> Iterator[tuple[Connection, BaseProcess]]:
+    """``target(*args, writer)`` in a spawned child (``SpawnedSender``), and the reading end of
+    ``writer``. Leaving the ``with`` block ends a child not done."""
+    with SpawnedSender(target) as sender:
+        yield sender.give(*args)
 
 
 def _widen(connection: Connection) -> None:

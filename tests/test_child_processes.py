@@ -13,7 +13,7 @@ from multiprocessing.connection import Connection
 
 import pytest
 
-from kb.child_processes import PIPE_BYTES, Forked, spawned_sender
+from kb.child_processes import PIPE_BYTES, Forked, SpawnedSender, spawned_sender
 
 pytestmark = pytest.mark.skipif(
     (os.cpu_count() or 1) < 2, reason="one core: the call runs in this process (nothing to fork)"
@@ -112,3 +112,33 @@ def test_a_spawned_sender_not_read_to_the_end_is_ended() -> None:
     assert pid is not None
     with pytest.raises(ProcessLookupError):  # ended and reaped
         os.kill(pid, 0)
+
+
+def test_a_spawned_sender_started_before_its_work_does_it_when_given() -> None:
+    with SpawnedSender(sends) as sender:
+        time.sleep(0.1)  # started and waiting: its work comes later
+        assert sender.child.is_alive()
+        reader, child = sender.give(3, 10)
+        assert child is sender.child
+        assert [reader.recv() for _ in range(3)] == [(n, bytes([n]) * 10) for n in range(3)]
+        with pytest.raises(EOFError):
+            reader.recv()
+
+
+def test_a_spawned_sender_never_given_work_is_ended() -> None:
+    sender = SpawnedSender(sends)
+    pid = sender.child.pid
+    sender.close()
+    sender.close()  # once is enough: again does nothing
+    assert pid is not None
+    with pytest.raises(ProcessLookupError):  # ended and reaped
+        os.kill(pid, 0)
+
+
+def test_a_spawned_sender_killed_before_its_work_ends_the_pipe() -> None:
+    with SpawnedSender(sends) as sender:
+        os.kill(sender.child.pid or 0, signal.SIGKILL)
+        sender.child.join()
+        reader, _ = sender.give(3, 10)  # no error here: the reader hears it
+        with pytest.raises(EOFError):
+            reader.recv()

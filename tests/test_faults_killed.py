@@ -283,7 +283,7 @@ def test_import_whose_parser_process_is_killed_says_so_and_imports_nothing(
     """An input of 16 MB or more is parsed in a second process; killed (the kernel's answer to
     a machine out of memory), kb import must not wait for it for ever: one line, exit 1, the
     store as it was, and the same import then works."""
-    from kb.importing import PARALLEL_PARSE_BYTES
+    from kb.parsing import PARALLEL_PARSE_BYTES
 
     rules = tmp_path / "rules.txt"
     line = b"A line of a rule's text.\n"  # no rule heading: nothing for the loader to do

@@ -165,7 +165,7 @@ def test_a_huge_line_in_a_large_input_is_told_from_the_parser_process(
 ) -> None:
     """Over 16 MB, parsing runs in a second process: its error comes back whole."""
     from kb.engine import make_engine
-    from kb.importing import PARALLEL_PARSE_BYTES
+    from kb.parsing import PARALLEL_PARSE_BYTES
 
     rules = tmp_path / "rules.txt"
     line = b"A line of a rule's text.\n"  # no rule heading: nothing for the loader to do
@@ -178,6 +178,32 @@ def test_a_huge_line_in_a_large_input_is_told_from_the_parser_process(
     assert str(raised.value) == (
         f"{rules}:{count + 2}: a line of more than 65,536 bytes: not a source kb reads"
     )
+
+
+def test_a_large_import_that_fails_while_planning_ends_its_early_parser(
+    tmp_path: Path,
+) -> None:
+    """Over 16 MB, kb import starts its parser process before it recognises the files; a file
+    of no known format then stops it in one line, with no store made and no process left."""
+    import multiprocessing
+
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+    from kb.parsing import PARALLEL_PARSE_BYTES
+
+    rules = tmp_path / "rules.txt"
+    rules.write_bytes(b"702.2. Deathtouch\n" + b"A rule.\n" * (PARALLEL_PARSE_BYTES // 8 + 1))
+    unknown = tmp_path / "picture.png"
+    unknown.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    store = tmp_path / "kb.sqlite"
+    result = CliRunner().invoke(
+        cli, ["--db", f"sqlite:///{store}", "import", str(rules), str(unknown)]
+    )
+    assert result.output == (f"kb: error: {unknown}:3: binary content, not a known source format\n")
+    assert result.exit_code == 1
+    assert not store.exists()
+    assert not multiprocessing.active_children()
 
 
 def test_kb_import_tells_the_limit_in_one_line(sqlite_url: str, tmp_path: Path) -> None:

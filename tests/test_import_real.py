@@ -4,7 +4,9 @@ once (../shared/realdata; skipped, saying why, where it is absent)."""
 from __future__ import annotations
 
 import gzip
+import multiprocessing
 import shutil
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from realdata import DATA, realdata
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from kb import importing, migrate, schema
+from kb import migrate, parsing, schema
 from kb.cli.import_summary import summary_lines
 from kb.engine import make_engine
 from kb.importers import streams
@@ -339,21 +341,29 @@ def test_parsing_in_a_second_process_gives_the_same_store(
         broken.write_bytes(b'[{"object": "ruling", "oracle_id": "x", "published_at": 5}]')
         paths.append(broken)
     in_process = make_engine(f"sqlite:///{tmp_path / 'in-process.sqlite'}")
-    migrate.upgrade(in_process)
+    early = make_engine(f"sqlite:///{tmp_path / 'early.sqlite'}")
+    for engine in (in_process, early):
+        migrate.upgrade(engine)
     worker = make_engine(sqlite_url)
     outcomes = []
-    for engine, threshold in ((in_process, 1 << 40), (worker, 0)):
-        monkeypatch.setattr(importing, "PARALLEL_PARSE_BYTES", threshold)
+    # In this process; in a parser process spawned by the import; in one started before the
+    # files were recognised, as ``kb import`` starts it.
+    for engine, threshold in ((in_process, 1 << 40), (worker, 0), (early, 0)):
+        monkeypatch.setattr(parsing, "PARALLEL_PARSE_BYTES", threshold)
         try:
-            outcomes.append(summary_lines(run_import(engine, paths)))
+            started = parsing.early_parser(paths) if engine is early else nullcontext(None)
+            with started as parser:
+                assert (parser is not None) == (engine is early)
+                outcomes.append(summary_lines(run_import(engine, paths, parser=parser)))
         except ParseError as error:
             outcomes.append([str(error)])
-    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == outcomes[1] == outcomes[2]
     if bad:
         assert outcomes[1] == [f"{paths[-1]}: item 1: comment (missing) is not a string"]
-    assert snapshot_rows(in_process) == snapshot_rows(worker)
-    in_process.dispose()
-    worker.dispose()
+    assert snapshot_rows(in_process) == snapshot_rows(worker) == snapshot_rows(early)
+    assert not multiprocessing.active_children()  # each parser process ended
+    for engine in (in_process, worker, early):
+        engine.dispose()
 
 
 def snapshot_rows(engine: Engine) -> list[tuple[object, ...]]:

@@ -151,3 +151,21 @@ def test_a_cycle_is_named() -> None:
     graph = {"kb.a": {"kb.b"}, "kb.b": {"kb.c"}, "kb.c": {"kb.a", "kb.d"}, "kb.d": set()}
     assert cycles(graph) == [["kb.a", "kb.b", "kb.c", "kb.a"]]
     assert cycles({"kb.a": {"kb.d"}, "kb.d": set()}) == []
+
+
+def test_the_parser_process_loads_no_database_code() -> None:
+    """The import's parser process loads kb.parsing and what it imports: the parsers, not
+    SQLAlchemy nor the loader (a third of its start, docs/importing.md)."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, kb.parsing; print(sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    assert "'kb.importers.mtgjson'" in loaded
+    assert "sqlalchemy" not in loaded
+    assert "'kb.loader'" not in loaded

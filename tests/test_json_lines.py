@@ -366,7 +366,7 @@ def test_real_scryfall_files_as_json_lines_import_as_their_json(
 def test_the_synthetic_corpus_as_json_lines_imports_as_its_arrays(
     sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parse_in_worker: bool
 ) -> None:
-    from kb import importing, migrate
+    from kb import migrate, parsing
     from kb.engine import make_engine
 
     arrays = synthetic.generate(tmp_path / "arrays", 60, seed=5)
@@ -376,7 +376,7 @@ def test_the_synthetic_corpus_as_json_lines_imports_as_its_arrays(
     assert len(cards_in_lines) == 60 * len(synthetic.SCRYFALL_LANGS)
     assert [json.loads(line) for line in cards_in_lines] == json.loads(arrays[0].read_bytes())
     if parse_in_worker:
-        monkeypatch.setattr(importing, "PARALLEL_PARSE_BYTES", 0)
+        monkeypatch.setattr(parsing, "PARALLEL_PARSE_BYTES", 0)
     reference = make_engine(f"sqlite:///{tmp_path / 'reference.sqlite'}")
     migrate.upgrade(reference)
     reference_summary = run_import(reference, list(arrays))

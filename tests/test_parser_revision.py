@@ -20,7 +20,7 @@ from pathlib import Path
 from realdata import realdata
 
 from kb.importers import PARSER_REVISION, streams
-from kb.importing import STREAM_PARSERS
+from kb.parsing import STREAM_PARSERS
 
 EXPECTED = Path(__file__).parent / "expected" / "parser-output.txt"
 SAMPLES = {

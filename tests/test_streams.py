@@ -11,7 +11,7 @@ import pytest
 from realdata import realdata, seed_page
 
 from kb.importers import mtgjson, recognise, scryfall, streams
-from kb.importing import ImportOptions, plan
+from kb.parsing import plan
 from kb.records import ParseError
 
 DEREVI = "scryfall_rulings_list_derevi.json"
@@ -51,7 +51,7 @@ def test_recognising_mtgjson_reads_its_layout_for_the_parser(
     path = tmp_path / "download"
     path.write_bytes(content)
     assert recognise.detect(path).shape == shape
-    assert [item.shape for item in plan([path], ImportOptions()).files] == [shape]
+    assert [item.shape for item in plan([path]).files] == [shape]
     if shape is not None:
         with path.open("rb") as stream:
             sniffed = list(mtgjson.parse(stream, path.name, shape))

@@ -59,19 +59,22 @@ def import_command(
     and AtomicCards, and the Comprehensive Rules; compressed (.gz, .xz, .bz2, .zip) or not. A bad
     file aborts the run and leaves the store exactly as it was.
     """
-    from kb.importing import ImportOptions, plan, run_import
+    from kb.importing import ImportOptions, run_import
+    from kb.parsing import early_parser, plan
 
     options = ImportOptions(
         locale=locale, card=card, format=format_, force=force, replace_name=replace_name
     )
-    with clear_errors():
+    with clear_errors(), early_parser(paths) as parser:
         # Files read first: a misspelt path, or a file of no known format, makes no store.
-        planned = plan(paths, options)
+        planned = plan(paths, format_)
         made = new_sqlite_store(app.database_url)
         try:
             engine = app.engine(create=True)
             with app.progress(planned.size, "importing") as advance:
-                summary = run_import(engine, paths, options, progress=advance, planned=planned)
+                summary = run_import(
+                    engine, paths, options, progress=advance, planned=planned, parser=parser
+                )
         except BaseException:
             # A file that fails further in: the store this import made goes too, rather
             # than an empty kb.sqlite that later commands would take for the user's store.
