@@ -315,6 +315,7 @@ class _OracleCards:
             for entry in foreign:
                 language = required_str(entry, "language", at, self._path)
                 locale = canonical_locale(language) or language
+                name = None  # read once, for the card's name in the locale or for its text
                 if (key, locale) not in self._yielded_names:
                     name = self._foreign_name(face, entry, where, card.name or "")
                     if name != card.name and not partly_english(name, card.name or ""):
@@ -326,7 +327,7 @@ class _OracleCards:
                     continue  # a name only, as older sets' foreign entries are
                 if english is None:
                     english = self._english_face(face, where, printing)
-                self._add_text(key, card, locale, english, entry, text, type_line, at)
+                self._add_text(key, card, locale, english, entry, text, type_line, at, name)
             for position, ruling in enumerate(object_list(face, "rulings", where, self._path)):
                 at = f"{where} ruling {position + 1}"
                 text = required_str(ruling, "text", at, self._path)
@@ -365,9 +366,11 @@ class _OracleCards:
         text: str | None,
         type_line: str | None,
         at: str,
+        name: str | None,
     ) -> None:
         """Keep a foreign entry's printed text if its printing ranks highest of the set's for
-        its card, locale and face (the first of equal ranks)."""
+        its card, locale and face (the first of equal ranks). ``name``: the entry's name of the
+        card, where it was read already."""
         text_key = (key, locale, english.position)
         kept = self._texts.get(text_key)
         if kept is not None and kept.printing.rank >= english.printing.rank:
@@ -393,18 +396,21 @@ class _OracleCards:
             english_type_line=optional_str(english.face, "originalType", english.where, self._path),
             english_text=printed.english,
             printing=english.printing,
-            card_name=self._printing_name(english, entry, card.name or ""),
+            card_name=self._printing_name(english, entry, card.name or "", name),
             where=at,
         )
 
-    def _printing_name(self, english: _EnglishFace, entry: Face, card_name: str) -> str | None:
+    def _printing_name(
+        self, english: _EnglishFace, entry: Face, card_name: str, name: str | None
+    ) -> str | None:
         """The printing's name of the card (``card_name`` in English), beside its text; None
         where it names no card: a promotional printing under another name (the Godzilla series
         prints that one too, "不思議な卵 (モスラの巨大な繭)"), a name whose brackets do not pair
         (Japanese ruby cut off: "リリアナの軍旗手（しゅ"), or one partly English."""
         if english.face.get("flavorName"):
             return None
-        name = self._foreign_name(english.face, entry, english.where, card_name)
+        if name is None:  # not read for the card's name already
+            name = self._foreign_name(english.face, entry, english.where, card_name)
         if name.count("(") != name.count(")") or name.count("（") != name.count("）"):
             return None
         if partly_english(name, card_name):

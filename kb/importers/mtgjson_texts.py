@@ -5,6 +5,7 @@ copies, adds or loses, mended. Each repair is pure, and leaves a text it is not 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import accumulate
 from typing import Final, NamedTuple
 
@@ -30,7 +31,7 @@ def as_printed(
     parser and the miner's samples read them."""
     if layout == "modal_dfc":
         english, text = without_other_face(english, text)
-    english = english_mended(without_markers(english))
+    english = _english_as_printed(english)
     text = without_markers(without_markup(without_stray_glyphs(one_kind_of_break(text))))
     text, type_line = lines_trimmed(words_spaced(text)), words_spaced(type_line)
     text = breaks_out_of_brackets(text, english, locale)
@@ -45,6 +46,13 @@ def as_printed(
     if english_type_copied(type_line, locale):
         type_line = None
     return AsPrinted(english, text, one_separator(type_line))
+
+
+@lru_cache(maxsize=16)
+def _english_as_printed(english: str | None) -> str | None:
+    """The printed English, mended: the same for each of a face's ten locales, which come one
+    after the other."""
+    return english_mended(without_markers(english))
 
 
 _LETTERS: Final = re.compile(r"[A-Za-z]{2,}")
