@@ -25,7 +25,7 @@ from sqlalchemy.engine import Engine
 from kb import schema
 from kb.engine import make_engine
 from kb.importing import ImportOptions, run_import
-from kb.loader import bulk
+from kb.loader import bulk, mined_names
 from kb.loader.bulk import FastBulk, PlainBulk, bulk_for
 
 SETS = "mtgjson-sets-2022-05"
@@ -156,3 +156,41 @@ def test_each_way_reads_writes_and_updates_rows_as_tuples(
         assert rows.insert_ids(schema.cards, ("name",), []) == []
         rows.insert(schema.cards, ("name",), [])
         rows.update(schema.cards, ("name",), ("id",), [])
+
+
+def test_a_new_stores_text_tags_give_the_mining_what_its_texts_give(
+    engine: Engine, other_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mining takes the cards of the keyword actions no source lists (Counter) from a new
+    store's text tags, where the plain way matches every card's text again
+    (kb.loader.mined_names): the same cards, the same names."""
+    monkeypatch.setattr(mined_names, "UNLISTED_MIN_CARDS", 4)
+    said: list[dict[str, tuple[int, set[int]]]] = []
+    unlisted = mined_names.MinedNames._unlisted_actions
+
+    def kept(miner: mined_names.MinedNames) -> dict[str, tuple[int, set[int]]]:
+        said.append(unlisted(miner))
+        return said[-1]
+
+    monkeypatch.setattr(mined_names.MinedNames, "_unlisted_actions", kept)
+    matched = []  # each time the texts were matched again
+    match = mined_names.MinedNames._said
+    monkeypatch.setattr(
+        mined_names.MinedNames,
+        "_said",
+        lambda miner, *args: matched.append(1) or match(miner, *args),
+    )
+    # Sets and rules alone: kb's catalog holds cards too, and read before the rules, their
+    # text tags would not be whole (``card_texts_stale``).
+    paths = [realdata(SETS) / "M10.json.gz"]
+    for store, way in ((other_engine, "plain"), (engine, "fast")):
+        monkeypatch.setenv(bulk.PLAIN_SETTING, way)
+        run_import(store, [*paths, realdata("MagicCompRules_20220429.txt")])
+    plain, fast = said
+    assert matched == [1]  # by the plain way only
+    assert {name: len(cards) for name, (_, cards) in fast.items()} == {
+        "Counter": 5,
+        "Regenerate": 5,
+    }
+    assert [cards for _, cards in plain.values()] == [cards for _, cards in fast.values()]
+    assert _contents(engine) == _contents(other_engine)

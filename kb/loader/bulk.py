@@ -51,8 +51,10 @@ POSTGRESQL_IN_CHUNK = 10_000
 def plain_way() -> bool:
     """Whether the loader takes the plain way (``KB_BULK=plain``): each bulk read and write a
     SQLAlchemy Core statement, and each card a batch names looked up in the store, where the
-    fast way remembers the cards the run placed (kb.loader.cards, kb.loader.references).
-    tests/test_loader_bulk.py proves the two ways equal."""
+    fast way remembers the cards the run placed (kb.loader.cards, kb.loader.references); and
+    the mining matches every card's text for the keyword actions no source lists, where the
+    fast way reads a new store's text tags (kb.loader.mined_names). tests/test_loader_bulk.py
+    proves the two ways equal."""
     return os.environ.get(PLAIN_SETTING) == "plain"
 
 
