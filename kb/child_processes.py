@@ -186,7 +186,8 @@ class SpawnedSender:
 
 
 def _sender(target: Callable[..., None], inbox: Connection, writer: Connection) -> None:
-    """The spawned child: waits for its work, then does it. None comes: it ends."""
+    """The spawned child: waits for its work, then does it; its inbox closed without work, it
+    ends."""
     try:
         args = inbox.recv()
     except EOFError:  # closed without work
