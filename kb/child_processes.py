@@ -157,7 +157,6 @@ class SpawnedSender:
         self.child.start()
         writer.close()
         inbox.close()
-        self._closed = False
 
     def give(self, *args: Any) -> tuple[Connection, BaseProcess]:
         """Start the child's work: the reading end of its pipe, and the child."""
@@ -169,9 +168,8 @@ class SpawnedSender:
         return self.reader, self.child
 
     def close(self) -> None:
-        if self._closed:
+        if self.reader.closed:  # closed already
             return
-        self._closed = True
         self._work.close()  # a child still waiting for work: it ends
         self.child.terminate()
         self.child.join()
